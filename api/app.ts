@@ -1,0 +1,114 @@
+import { Elysia } from "elysia";
+import type { Redis } from "ioredis";
+import type { Clock } from "../shared/clock.ts";
+import type { Db } from "../shared/db/client.ts";
+import { DomainError } from "../shared/errors.ts";
+import { newId } from "../shared/ids.ts";
+import type { Logger } from "../shared/logger.ts";
+import { createAuthenticator } from "./auth/authenticate.ts";
+import { contactRoutes } from "./contacts/contacts.routes.ts";
+import { createContactStore } from "./contacts/contacts.store.ts";
+import { customerRoutes } from "./customers/customers.routes.ts";
+import { createCustomerStore } from "./customers/customers.store.ts";
+import type { ServiceDeps } from "./deps.ts";
+import { errorResponse } from "./http/error-map.ts";
+import { buildOpenApiDocument } from "./http/openapi.ts";
+import type { RouteDef } from "./http/route.ts";
+import { describe, methodsForPath, mountRoutes } from "./http/router.ts";
+import { metaRoutes } from "./meta/meta.routes.ts";
+import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
+import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
+import { createOrganizationStore } from "./organizations.store.ts";
+import { createOutboxWriter } from "./outbox/outbox.writer.ts";
+import { createSequences } from "./sequences.ts";
+import packageJson from "../package.json" with { type: "json" };
+
+export interface AppInfrastructure {
+  db: Db;
+  redis: Redis;
+  clock: Clock;
+  logger: Logger;
+  /** Where the OpenAPI document says the API lives. */
+  publicUrl: string;
+}
+
+const REDIS_PROBE_TIMEOUT_MS = 1000;
+
+async function redisAnswers(redis: Redis): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), REDIS_PROBE_TIMEOUT_MS)));
+  try {
+    return await Promise.race([redis.ping().then((r) => r === "PONG", () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The composition root of the API process: it receives its infrastructure (so tests pass
+ * private, real ones) and wires stores, services and routes. Nothing here knows about tests.
+ */
+export function createApp(infra: AppInfrastructure) {
+  const { db, clock, logger } = infra;
+  const services: ServiceDeps = {
+    db,
+    clock,
+    nextSequence: createSequences(db),
+    organizations: createOrganizationStore(db),
+    customers: createCustomerStore(db),
+    contacts: createContactStore(db),
+    onboardings: createOnboardingStore(db),
+    outbox: createOutboxWriter(db),
+  };
+
+  let document: unknown;
+  const routes: RouteDef[] = [
+    ...metaRoutes({
+      probes: {
+        database: async () => {
+          try {
+            return db.$client.query("SELECT 1 AS ok").get() !== null;
+          } catch {
+            return false;
+          }
+        },
+        redis: () => redisAnswers(infra.redis),
+      },
+      openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl })),
+    }),
+    ...customerRoutes(services),
+    ...contactRoutes(services),
+    ...onboardingRoutes(services),
+  ];
+
+  const allowedMethods = methodsForPath(routes);
+  const onUnexpected = (requestId: string) => (error: unknown) =>
+    logger.error("unhandled error", { request_id: requestId, error: describe(error) });
+
+  const app = new Elysia({ normalize: false })
+    .onRequest(({ set }) => {
+      set.headers["request-id"] = newId("req");
+    })
+    .onError(({ code, error, request, set }) => {
+      const requestId = String(set.headers["request-id"]);
+      if (code === "NOT_FOUND") {
+        const pathname = new URL(request.url).pathname;
+        const methods = allowedMethods(pathname);
+        if (methods.length > 0) {
+          return errorResponse(
+            new DomainError("method_not_allowed", `${request.method} is not allowed on ${pathname}; allowed: ${methods.join(", ")}.`),
+            onUnexpected(requestId),
+            { allow: methods.join(", ") },
+          );
+        }
+        return errorResponse(new DomainError("route_not_found", `No route matches ${request.method} ${pathname}.`), onUnexpected(requestId));
+      }
+      if (code === "PARSE") return errorResponse(new DomainError("invalid_json", "The request body is not valid JSON."), onUnexpected(requestId));
+      return errorResponse(error, onUnexpected(requestId));
+    });
+
+  mountRoutes(app, routes, { authenticate: createAuthenticator(db), logger });
+  return { app, routes, services };
+}
+
+export type App = ReturnType<typeof createApp>;

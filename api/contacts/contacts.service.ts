@@ -1,0 +1,117 @@
+import { formatMicros } from "../../shared/clock.ts";
+import { writeTransaction } from "../../shared/db/client.ts";
+import type { ContactRow } from "../../shared/db/schema.ts";
+import { notFound } from "../../shared/errors.ts";
+import { newId } from "../../shared/ids.ts";
+import type { Actor } from "../auth/actor.ts";
+import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../common.schema.ts";
+import { findCustomer } from "../customers/customers.service.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { findByRef } from "../refs.ts";
+import type { ContactResource, CreateContactInput, UpdateContactInput } from "./contacts.schema.ts";
+
+type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers" | "contacts">;
+
+export function toContactResource(row: ContactRow): ContactResource {
+  return {
+    object: "contact",
+    id: row.id,
+    display_id: row.displayId,
+    customer_id: row.customerId,
+    name: row.name,
+    email: row.email,
+    title: row.title,
+    is_primary: row.isPrimary,
+    created_at: formatMicros(row.createdAt),
+    updated_at: formatMicros(row.updatedAt),
+  };
+}
+
+function findContact(deps: Pick<Deps, "customers" | "contacts">, actor: Actor, customerRef: string, contactRef: string): ContactRow {
+  const customer = findCustomer(deps.customers, actor.orgId, customerRef);
+  const row = findByRef(
+    contactRef,
+    (id) => deps.contacts.byId(actor.orgId, customer.id, id),
+    (n) => deps.contacts.byDisplayId(actor.orgId, customer.id, n),
+  );
+  if (!row) throw notFound("contact", contactRef);
+  return row;
+}
+
+export function createContact(deps: Deps, actor: Actor, customerRef: string, input: CreateContactInput): ContactResource {
+  return writeTransaction(deps.db, () => {
+    const customer = findCustomer(deps.customers, actor.orgId, customerRef);
+    const now = deps.clock.nowMicros();
+    const seq = deps.nextSequence(actor.orgId, "contact", now);
+    const isPrimary = input.is_primary ?? false;
+    if (isPrimary) deps.contacts.clearPrimary(customer.id, seq.createdAt);
+    const row = {
+      id: newId("con"),
+      orgId: actor.orgId,
+      customerId: customer.id,
+      displayId: seq.displayId,
+      name: input.name,
+      email: input.email ?? null,
+      title: input.title ?? null,
+      isPrimary,
+      createdAt: seq.createdAt,
+      updatedAt: seq.createdAt,
+    };
+    deps.contacts.insert(row);
+    return toContactResource({ ...row, deletedAt: null });
+  });
+}
+
+export function listContacts(
+  deps: Pick<Deps, "customers" | "contacts">,
+  actor: Actor,
+  customerRef: string,
+  query: { limit?: number; cursor?: string },
+): ListPage<ContactResource> {
+  const customer = findCustomer(deps.customers, actor.orgId, customerRef);
+  const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
+  const rows = deps.contacts.page(actor.orgId, customer.id, cursorMicros(query.cursor), limit + 1);
+  return toPage(rows, limit, toContactResource);
+}
+
+export function getContact(deps: Pick<Deps, "customers" | "contacts">, actor: Actor, customerRef: string, contactRef: string) {
+  return toContactResource(findContact(deps, actor, customerRef, contactRef));
+}
+
+export function updateContact(
+  deps: Deps,
+  actor: Actor,
+  customerRef: string,
+  contactRef: string,
+  input: UpdateContactInput,
+): ContactResource {
+  return writeTransaction(deps.db, () => {
+    const current = findContact(deps, actor, customerRef, contactRef);
+    const next: ContactRow = {
+      ...current,
+      name: input.name ?? current.name,
+      email: input.email === undefined ? current.email : input.email,
+      title: input.title === undefined ? current.title : input.title,
+      isPrimary: input.is_primary ?? current.isPrimary,
+    };
+    const changed = (["name", "email", "title", "isPrimary"] as const).some((k) => next[k] !== current[k]);
+    if (!changed) return toContactResource(current);
+    next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
+    if (next.isPrimary && !current.isPrimary) deps.contacts.clearPrimary(current.customerId, next.updatedAt);
+    deps.contacts.update(next);
+    return toContactResource(next);
+  });
+}
+
+export function deleteContact(
+  deps: Pick<Deps, "db" | "clock" | "customers" | "contacts">,
+  actor: Actor,
+  customerRef: string,
+  contactRef: string,
+) {
+  return writeTransaction(deps.db, () => {
+    const current = findContact(deps, actor, customerRef, contactRef);
+    deps.contacts.softDelete(current.id, deps.clock.nowMicros());
+    return { object: "contact" as const, id: current.id, deleted: true as const };
+  });
+}

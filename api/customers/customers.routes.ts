@@ -1,0 +1,79 @@
+import type { ServiceDeps } from "../deps.ts";
+import { exampleCustomer, listOf } from "../examples.ts";
+import { defineRoute, type RouteDef } from "../http/route.ts";
+import {
+  CreateCustomerBody,
+  Customer,
+  CustomerList,
+  CustomerRefParams,
+  DeletedCustomer,
+  ListCustomersQuery,
+  UpdateCustomerBody,
+} from "./customers.schema.ts";
+import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.service.ts";
+
+const tag = "Customers";
+
+export const customerRoutes = (deps: ServiceDeps): RouteDef[] => [
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/customers",
+    operationId: "listCustomers",
+    summary: "List customers",
+    description: "Newest `created_at` first. The `status` filter applies before pagination.",
+    tag,
+    query: ListCustomersQuery,
+    success: { status: 200, description: "A page of customers.", schema: CustomerList, example: listOf(exampleCustomer) },
+    errors: [],
+    handler: ({ actor, query }) => listCustomers(deps, actor, query),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/customers",
+    operationId: "createCustomer",
+    summary: "Create a customer",
+    description: "Creates a customer. A taken `slug` answers 409 `slug_taken`; an omitted one is derived from `name`.",
+    tag,
+    body: CreateCustomerBody,
+    success: { status: 201, description: "The new customer.", schema: Customer, example: exampleCustomer },
+    errors: ["slug_taken"],
+    handler: ({ actor, body }) => createCustomer(deps, actor, body),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/customers/:customer_ref",
+    operationId: "getCustomer",
+    summary: "Retrieve a customer",
+    description: "By `id` or `display_id`. A deleted customer answers 404.",
+    tag,
+    params: CustomerRefParams,
+    success: { status: 200, description: "The customer.", schema: Customer, example: exampleCustomer },
+    errors: ["customer_not_found"],
+    handler: ({ actor, params }) => getCustomer(deps, actor, params.customer_ref),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/api/v1/customers/:customer_ref",
+    operationId: "updateCustomer",
+    summary: "Update a customer",
+    description: "Partial update: omitted fields keep their values.",
+    tag,
+    params: CustomerRefParams,
+    body: UpdateCustomerBody,
+    success: { status: 200, description: "The updated customer.", schema: Customer, example: exampleCustomer },
+    errors: ["customer_not_found", "slug_taken"],
+    handler: ({ actor, params, body }) => updateCustomer(deps, actor, params.customer_ref, body),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/api/v1/customers/:customer_ref",
+    operationId: "deleteCustomer",
+    summary: "Delete a customer",
+    description: "Soft delete: the customer, its contacts and its onboardings disappear from the API in one transaction. A second delete answers 404.",
+    tag,
+    params: CustomerRefParams,
+    success: { status: 200, description: "The deleted customer's id.", schema: DeletedCustomer, example: { object: "customer", id: exampleCustomer.id, deleted: true } },
+    errors: ["customer_not_found"],
+    handler: ({ actor, params }) => deleteCustomer(deps, actor, params.customer_ref),
+  }),
+];

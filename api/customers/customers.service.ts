@@ -1,0 +1,142 @@
+import { formatMicros } from "../../shared/clock.ts";
+import { writeTransaction } from "../../shared/db/client.ts";
+import type { CustomerRow } from "../../shared/db/schema.ts";
+import { DomainError, notFound } from "../../shared/errors.ts";
+import { newId } from "../../shared/ids.ts";
+import type { Actor } from "../auth/actor.ts";
+import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../common.schema.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { findByRef } from "../refs.ts";
+import {
+  METADATA_MAX_BYTES,
+  type CreateCustomerInput,
+  type CustomerResource,
+  type UpdateCustomerInput,
+} from "./customers.schema.ts";
+import type { CustomerStore } from "./customers.store.ts";
+
+type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers">;
+
+export function toCustomerResource(row: CustomerRow): CustomerResource {
+  return {
+    object: "customer",
+    id: row.id,
+    display_id: row.displayId,
+    name: row.name,
+    slug: row.slug,
+    domain: row.domain,
+    status: row.status,
+    metadata: JSON.parse(row.metadata),
+    created_at: formatMicros(row.createdAt),
+    updated_at: formatMicros(row.updatedAt),
+  };
+}
+
+export function findCustomer(store: CustomerStore, orgId: string, ref: string | number, field?: string): CustomerRow {
+  const row = findByRef(ref, (id) => store.byId(orgId, id), (n) => store.byDisplayId(orgId, n));
+  if (!row) {
+    const error = notFound("customer", String(ref));
+    throw field ? new DomainError(error.code, error.message, field) : error;
+  }
+  return row;
+}
+
+function serialiseMetadata(metadata: Record<string, unknown>): string {
+  const json = JSON.stringify(metadata);
+  if (Buffer.byteLength(json) > METADATA_MAX_BYTES) {
+    throw new DomainError("too_big", `'metadata' must serialise to at most ${METADATA_MAX_BYTES} bytes.`, "metadata");
+  }
+  return json;
+}
+
+const slugTaken = (slug: string) =>
+  new DomainError("slug_taken", `A customer with slug '${slug}' already exists.`, "slug");
+
+/** `Ünïcode & Co.` → `unicode-co`; never empty. */
+export function slugify(name: string): string {
+  const base = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .slice(0, 64)
+    .replace(/^-+|-+$/g, "");
+  return base === "" ? "customer" : base;
+}
+
+function uniqueSlug(store: CustomerStore, orgId: string, name: string): string {
+  const base = slugify(name);
+  let candidate = base;
+  for (let n = 2; store.slugInUse(orgId, candidate); n++) {
+    const suffix = `-${n}`;
+    candidate = `${base.slice(0, 64 - suffix.length).replace(/-+$/, "")}${suffix}`;
+  }
+  return candidate;
+}
+
+export function createCustomer(deps: Deps, actor: Actor, input: CreateCustomerInput): CustomerResource {
+  const metadata = serialiseMetadata(input.metadata ?? {});
+  return writeTransaction(deps.db, () => {
+    const { customers } = deps;
+    if (input.slug !== undefined && customers.slugInUse(actor.orgId, input.slug)) throw slugTaken(input.slug);
+    const slug = input.slug ?? uniqueSlug(customers, actor.orgId, input.name);
+    const seq = deps.nextSequence(actor.orgId, "customer", deps.clock.nowMicros());
+    const row = {
+      id: newId("cus"),
+      orgId: actor.orgId,
+      displayId: seq.displayId,
+      name: input.name,
+      slug,
+      domain: input.domain ?? null,
+      status: input.status ?? "onboarding",
+      metadata,
+      createdAt: seq.createdAt,
+      updatedAt: seq.createdAt,
+    };
+    customers.insert(row);
+    return toCustomerResource({ ...row, deletedAt: null });
+  });
+}
+
+export function listCustomers(
+  deps: Pick<Deps, "customers">,
+  actor: Actor,
+  query: { limit?: number; cursor?: string; status?: string },
+): ListPage<CustomerResource> {
+  const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
+  const rows = deps.customers.page(actor.orgId, cursorMicros(query.cursor), limit + 1, query.status);
+  return toPage(rows, limit, toCustomerResource);
+}
+
+export function getCustomer(deps: Pick<Deps, "customers">, actor: Actor, ref: string): CustomerResource {
+  return toCustomerResource(findCustomer(deps.customers, actor.orgId, ref));
+}
+
+export function updateCustomer(deps: Deps, actor: Actor, ref: string, input: UpdateCustomerInput): CustomerResource {
+  const metadata = input.metadata === undefined ? undefined : serialiseMetadata(input.metadata);
+  return writeTransaction(deps.db, () => {
+    const current = findCustomer(deps.customers, actor.orgId, ref);
+    const next: CustomerRow = {
+      ...current,
+      name: input.name ?? current.name,
+      slug: input.slug ?? current.slug,
+      domain: input.domain === undefined ? current.domain : input.domain,
+      status: input.status ?? current.status,
+      metadata: metadata ?? current.metadata,
+    };
+    const changed = (["name", "slug", "domain", "status", "metadata"] as const).some((k) => next[k] !== current[k]);
+    if (!changed) return toCustomerResource(current);
+    if (next.slug !== current.slug && deps.customers.slugInUse(actor.orgId, next.slug)) throw slugTaken(next.slug);
+    next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
+    deps.customers.update(next);
+    return toCustomerResource(next);
+  });
+}
+
+export function deleteCustomer(deps: Pick<Deps, "db" | "clock" | "customers">, actor: Actor, ref: string) {
+  return writeTransaction(deps.db, () => {
+    const current = findCustomer(deps.customers, actor.orgId, ref);
+    deps.customers.softDeleteCascade(current.id, deps.clock.nowMicros());
+    return { object: "customer" as const, id: current.id, deleted: true as const };
+  });
+}

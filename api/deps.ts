@@ -1,0 +1,23 @@
+import type { Clock } from "../shared/clock.ts";
+import type { Db } from "../shared/db/client.ts";
+import type { ContactStore } from "./contacts/contacts.store.ts";
+import type { CustomerStore } from "./customers/customers.store.ts";
+import type { OnboardingStore } from "./onboardings/onboardings.store.ts";
+import type { OrganizationStore } from "./organizations.store.ts";
+import type { OutboxWriter } from "./outbox/outbox.writer.ts";
+import type { NextSequence } from "./sequences.ts";
+
+/**
+ * Everything service functions may touch, built once by the composition root. Each service
+ * function names the subset it needs, so its dependencies are explicit.
+ */
+export interface ServiceDeps {
+  db: Db;
+  clock: Clock;
+  nextSequence: NextSequence;
+  organizations: OrganizationStore;
+  customers: CustomerStore;
+  contacts: ContactStore;
+  onboardings: OnboardingStore;
+  outbox: OutboxWriter;
+}

@@ -1,0 +1,59 @@
+/** Example payloads for the OpenAPI document; each is checked against its schema in tests. */
+export const exampleCustomer = {
+  object: "customer",
+  id: "cus_01JDQ3Z8X4T6W9N2K5M7P0R3S8",
+  display_id: 42,
+  name: "Acme Corp",
+  slug: "acme-corp",
+  domain: "acme.example",
+  status: "onboarding",
+  metadata: { crm_id: "0015g00000XyZ" },
+  created_at: "2026-11-22T10:15:30.123456Z",
+  updated_at: "2026-11-22T10:15:30.123456Z",
+} as const;
+
+export const exampleContact = {
+  object: "contact",
+  id: "con_01JDQ40B2C3D4E5F6G7H8J9K0M",
+  display_id: 7,
+  customer_id: exampleCustomer.id,
+  name: "Ada Lovelace",
+  email: "ada@acme.example",
+  title: "Head of Operations",
+  is_primary: true,
+  created_at: "2026-11-22T10:16:02.000001Z",
+  updated_at: "2026-11-22T10:16:02.000001Z",
+} as const;
+
+export const exampleOnboarding = {
+  object: "onboarding",
+  id: "onb_01JDQ41N5P6Q7R8S9T0V1W2X3Y",
+  display_id: 12,
+  customer_id: exampleCustomer.id,
+  template_id: null,
+  phase: "program_design",
+  state: "active",
+  started_at: "2026-11-22T10:17:45.500000Z",
+  completed_at: null,
+  target_launch_date: "2027-01-15T00:00:00Z",
+  csm_id: "usr_01JDQ42A1B2C3D4E5F6G7H8J9K",
+  se_id: null,
+  designer_id: null,
+  product_ops_id: null,
+  notes: "Kick-off call booked.",
+  waiting_on_customer: false,
+  waiting_on_customer_since: null,
+  wizard_completed_at: null,
+  reminder_email: true,
+  reminder_slack: true,
+  reminder_frequency_days: 1,
+  created_at: "2026-11-22T10:17:45.500000Z",
+  updated_at: "2026-11-22T11:02:10.250000Z",
+} as const;
+
+export const listOf = (item: unknown) => ({
+  object: "list",
+  data: [item],
+  has_more: true,
+  next_cursor: (item as { created_at: string }).created_at,
+});

@@ -1,0 +1,189 @@
+import { formatMicros, formatMicrosOrNull } from "../../shared/clock.ts";
+import { writeTransaction } from "../../shared/db/client.ts";
+import type { OnboardingRow } from "../../shared/db/schema.ts";
+import { notFound } from "../../shared/errors.ts";
+import { newId } from "../../shared/ids.ts";
+import type { Actor } from "../auth/actor.ts";
+import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../common.schema.ts";
+import { findCustomer } from "../customers/customers.service.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { findByRef } from "../refs.ts";
+import type {
+  CreateOnboardingInput,
+  ListOnboardingsFilter,
+  OnboardingResource,
+  UpdateOnboardingInput,
+} from "./onboardings.schema.ts";
+import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
+
+type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers" | "onboardings" | "organizations" | "outbox">;
+
+/** Request field → row column, for every field a client may set. */
+const FIELDS = {
+  template_id: "templateId",
+  phase: "phase",
+  state: "state",
+  target_launch_date: "targetLaunchDate",
+  csm_id: "csmId",
+  se_id: "seId",
+  designer_id: "designerId",
+  product_ops_id: "productOpsId",
+  notes: "notes",
+  reminder_email: "reminderEmail",
+  reminder_slack: "reminderSlack",
+  reminder_frequency_days: "reminderFrequencyDays",
+  waiting_on_customer: "waitingOnCustomer",
+  wizard_completed_at: "wizardCompletedAt",
+} as const satisfies Record<string, keyof OnboardingRow>;
+type Settable = keyof typeof FIELDS;
+
+function applyInput(row: OnboardingRow, input: Partial<Record<Settable, unknown>>): void {
+  for (const [field, column] of Object.entries(FIELDS) as [Settable, keyof OnboardingRow][]) {
+    const value = input[field];
+    if (value !== undefined) (row as Record<string, unknown>)[column] = value;
+  }
+}
+
+export function toOnboardingResource(row: OnboardingRow): OnboardingResource {
+  return {
+    object: "onboarding",
+    id: row.id,
+    display_id: row.displayId,
+    customer_id: row.customerId,
+    template_id: row.templateId,
+    phase: row.phase,
+    state: row.state,
+    started_at: formatMicros(row.startedAt),
+    completed_at: formatMicrosOrNull(row.completedAt),
+    target_launch_date: row.targetLaunchDate,
+    csm_id: row.csmId,
+    se_id: row.seId,
+    designer_id: row.designerId,
+    product_ops_id: row.productOpsId,
+    notes: row.notes,
+    waiting_on_customer: row.waitingOnCustomer,
+    waiting_on_customer_since: formatMicrosOrNull(row.waitingOnCustomerSince),
+    wizard_completed_at: row.wizardCompletedAt,
+    reminder_email: row.reminderEmail,
+    reminder_slack: row.reminderSlack,
+    reminder_frequency_days: row.reminderFrequencyDays,
+    created_at: formatMicros(row.createdAt),
+    updated_at: formatMicros(row.updatedAt),
+  };
+}
+
+function findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): OnboardingRow {
+  const row = findByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n));
+  if (!row) throw notFound("onboarding", ref);
+  return row;
+}
+
+const isSuspended = (row: Pick<OnboardingRow, "state" | "waitingOnCustomer">) =>
+  row.state === "waiting" && row.waitingOnCustomer;
+
+export function createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardingInput): OnboardingResource {
+  return writeTransaction(deps.db, () => {
+    const customer = findCustomer(deps.customers, actor.orgId, input.customer_id, "customer_id");
+    const { displayId, createdAt: now } = deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros());
+    const row: OnboardingRow = {
+      id: newId("onb"),
+      orgId: actor.orgId,
+      customerId: customer.id,
+      displayId,
+      templateId: null,
+      phase: "before_getting_started",
+      state: "active",
+      startedAt: now,
+      completedAt: null,
+      targetLaunchDate: null,
+      csmId: null,
+      seId: null,
+      designerId: null,
+      productOpsId: null,
+      notes: null,
+      waitingOnCustomer: false,
+      waitingOnCustomerSince: null,
+      wizardCompletedAt: null,
+      reminderEmail: true,
+      reminderSlack: true,
+      reminderFrequencyDays: 1,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+      phaseEnteredAt: now,
+      slaSuspendedMicros: 0,
+      slaSuspendedSince: null,
+      lastChangedMode: actor.mode,
+    };
+    const { customer_id: _customer, ...settable } = input;
+    applyInput(row, settable);
+    if (row.phase === "completed") row.completedAt = now;
+    deps.onboardings.insert(row);
+    return toOnboardingResource(row);
+  });
+}
+
+export function listOnboardings(
+  deps: Pick<Deps, "customers" | "onboardings">,
+  actor: Actor,
+  customerRef: string | null,
+  query: ListOnboardingsFilter,
+): ListPage<OnboardingResource> {
+  const customerId = customerRef === null ? null : findCustomer(deps.customers, actor.orgId, customerRef).id;
+  const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
+  const rows = deps.onboardings.page(actor.orgId, customerId, query, cursorMicros(query.cursor), limit + 1);
+  return toPage(rows, limit, toOnboardingResource);
+}
+
+export function getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): OnboardingResource {
+  return toOnboardingResource(findOnboarding(deps, actor, ref));
+}
+
+/**
+ * Applies a partial update and keeps the derived fields: `completed_at`,
+ * `waiting_on_customer_since` and the SLA clock. A phase change queues its records (and, for
+ * `launch` by a live key, the launch automations) in the same transaction. A body that
+ * changes nothing writes nothing.
+ */
+export function updateOnboarding(deps: Deps, actor: Actor, ref: string, input: UpdateOnboardingInput): OnboardingResource {
+  return writeTransaction(deps.db, () => {
+    const current = findOnboarding(deps, actor, ref);
+    const next: OnboardingRow = { ...current };
+    applyInput(next, input);
+    const changed = Object.values(FIELDS).some((column) => next[column] !== current[column]);
+    if (!changed) return toOnboardingResource(current);
+
+    const now = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
+    next.updatedAt = now;
+    next.lastChangedMode = actor.mode;
+    if (next.waitingOnCustomer !== current.waitingOnCustomer) {
+      next.waitingOnCustomerSince = next.waitingOnCustomer ? now : null;
+    }
+
+    const suspendedBefore = current.slaSuspendedSince !== null;
+    const suspendedInPhase = current.slaSuspendedMicros + (suspendedBefore ? now - current.slaSuspendedSince! : 0);
+    const suspendedAfter = isSuspended(next);
+
+    if (next.phase !== current.phase) {
+      next.completedAt = next.phase === "completed" ? now : null;
+      next.phaseEnteredAt = now;
+      next.slaSuspendedMicros = 0;
+      next.slaSuspendedSince = suspendedAfter ? now : null;
+      queuePhaseChangeEffects(deps, actor, current, next, now, suspendedInPhase);
+    } else if (suspendedBefore !== suspendedAfter) {
+      next.slaSuspendedMicros = suspendedInPhase;
+      next.slaSuspendedSince = suspendedAfter ? now : null;
+    }
+
+    deps.onboardings.update(next);
+    return toOnboardingResource(next);
+  });
+}
+
+export function deleteOnboarding(deps: Pick<Deps, "db" | "clock" | "onboardings">, actor: Actor, ref: string) {
+  return writeTransaction(deps.db, () => {
+    const current = findOnboarding(deps, actor, ref);
+    deps.onboardings.softDelete(current.id, deps.clock.nowMicros());
+    return { object: "onboarding" as const, id: current.id, deleted: true as const };
+  });
+}

@@ -1,0 +1,24 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../../shared/db/client.ts";
+import { outbox } from "../../shared/db/schema.ts";
+import type { JobName, JobPayload, QueueName } from "../../shared/jobs/catalog.ts";
+
+const p = sql.placeholder;
+
+/**
+ * Writes a side effect as an outbox row. Call it inside the transaction that makes the
+ * change, so the change and its effects commit (or roll back) together; the relay queues it.
+ */
+export function createOutboxWriter(db: Db) {
+  const insert = db
+    .insert(outbox)
+    .values({ orgId: p("orgId"), queue: p("queue"), name: p("name"), payload: p("payload"), createdAt: p("createdAt") })
+    .prepare();
+  return {
+    add<Q extends QueueName, N extends JobName<Q>>(orgId: string, queue: Q, name: N, payload: JobPayload<Q, N>, now: number): void {
+      insert.run({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now });
+    },
+  };
+}
+
+export type OutboxWriter = ReturnType<typeof createOutboxWriter>;

@@ -1,0 +1,27 @@
+import { createHash } from "node:crypto";
+import type { KeyMode } from "./domain.ts";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const SECRET_LENGTH = 40;
+
+/** `svc_` or `svc_test_` and at least 32 base62 characters. */
+export const KEY_PATTERN = /^svc_(?:test_)?[0-9A-Za-z]{32,}$/;
+
+/** Keys are random (not derived from anything), so a plain SHA-256 is a sound lookup hash. */
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export function generateApiKey(mode: KeyMode): { key: string; prefix: string; hash: string } {
+  // Rejection sampling keeps every base62 character equally likely.
+  let secret = "";
+  while (secret.length < SECRET_LENGTH) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(64))) {
+      if (byte < 248 && secret.length < SECRET_LENGTH) secret += BASE62[byte % 62];
+    }
+  }
+  const key = `${mode === "test" ? "svc_test_" : "svc_"}${secret}`;
+  return { key, prefix: key.slice(0, 12), hash: hashApiKey(key) };
+}
+
+export const modeOfKey = (key: string): KeyMode => (key.startsWith("svc_test_") ? "test" : "live");

@@ -1,0 +1,74 @@
+/**
+ * Time in this service is counted in integer microseconds since the Unix epoch.
+ * Microseconds (not milliseconds) because list cursors are datetimes: every record gets a
+ * `created_at` unique within its workspace and kind, and microsecond strings keep those
+ * unique values readable and round-trippable as ISO 8601.
+ */
+export interface Clock {
+  nowMicros(): number;
+}
+
+export const systemClock: Clock = {
+  nowMicros: () => Math.floor((performance.timeOrigin + performance.now()) * 1000),
+};
+
+/** A clock that only moves when told to; for tests that need "60 seconds later". */
+export class ManualClock implements Clock {
+  constructor(private micros = Date.UTC(2026, 10, 22, 10, 0, 0) * 1000) {}
+  nowMicros(): number {
+    return this.micros;
+  }
+  advanceSeconds(seconds: number): void {
+    this.micros += Math.round(seconds * 1_000_000);
+  }
+}
+
+/** `2026-11-22T10:15:30.123456Z`: always UTC, always six fractional digits. */
+export function formatMicros(micros: number): string {
+  const ms = Math.floor(micros / 1000);
+  const iso = new Date(ms).toISOString(); // ...SS.mmmZ
+  return `${iso.slice(0, -1)}${String(micros - ms * 1000).padStart(3, "0")}Z`;
+}
+
+export function formatMicrosOrNull(micros: number | null): string | null {
+  return micros === null ? null : formatMicros(micros);
+}
+
+const DATETIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/**
+ * Parses an RFC 3339 / ISO 8601 date-time with seconds and a zone (`Z` or `±hh:mm`).
+ * Returns microseconds, rounding sub-microsecond digits up: a cursor means "strictly older
+ * than this instant", and for integer microseconds `t < x` holds exactly when `t < ceil(x)`.
+ * Returns null for anything else, including impossible dates such as February 30th.
+ */
+export function parseDateTimeMicros(value: string): number | null {
+  const m = DATETIME.exec(value);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number, number, number, number, number, number,
+  ];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  let offsetMinutes = 0;
+  if (m[9] !== undefined) {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return null;
+    offsetMinutes = (m[8]!.startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes * 60_000;
+  const fraction = m[7] ?? "";
+  const micros = Number(fraction.slice(0, 6).padEnd(6, "0"));
+  const roundUp = /[1-9]/.test(fraction.slice(6)) ? 1 : 0;
+  return ms * 1000 + micros + roundUp;
+}
+
+export function isDateTime(value: string): boolean {
+  return parseDateTimeMicros(value) !== null;
+}

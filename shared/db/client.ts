@@ -1,0 +1,43 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { sql, type SQL } from "drizzle-orm";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import * as schema from "./schema.ts";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle");
+
+/**
+ * Opens the database and brings its schema up to date. WAL lets readers run beside the one
+ * writer (API and worker processes share the file); the busy timeout makes a second writer
+ * wait instead of failing; foreign keys are off by default in SQLite.
+ */
+export function openDatabase(path: string): Db {
+  if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA synchronous = NORMAL"); // durable across process crashes in WAL mode
+  const db = drizzle(sqlite, { schema }) as Db;
+  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return db;
+}
+
+/**
+ * Runs `fn` in a write transaction taken up front (BEGIN IMMEDIATE), so a read-then-write
+ * inside it can never fail half-way on a lock upgrade. `fn` must stay synchronous: with
+ * bun:sqlite an `await` inside would let the transaction commit before the rest ran.
+ */
+export function writeTransaction<T>(db: Db, fn: () => T): T {
+  return db.$client.transaction(fn).immediate();
+}
+
+/**
+ * A named parameter usable in `update().set()`, whose types accept SQL but not a bare
+ * placeholder; bound at execution like any `sql.placeholder`.
+ */
+export const setParam = (name: string): SQL => sql`${sql.placeholder(name)}`;

@@ -1,0 +1,27 @@
+/** The enumerations of the specification, in one place for schemas, services and storage. */
+
+export const PHASES = [
+  "before_getting_started",
+  "program_design",
+  "review",
+  "program_buildout",
+  "internal_qa",
+  "launch",
+  "completed",
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+export const STATES = ["active", "paused", "at_risk", "waiting"] as const;
+export type OnboardingState = (typeof STATES)[number];
+
+export const CUSTOMER_STATUSES = ["onboarding", "active", "paused", "churned"] as const;
+export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
+
+export const KEY_MODES = ["live", "test"] as const;
+export type KeyMode = (typeof KEY_MODES)[number];
+
+export const RATE_LIMIT_TIERS = ["default", "paid"] as const;
+export type RateLimitTier = (typeof RATE_LIMIT_TIERS)[number];
+
+/** Resource kinds that get a per-workspace `display_id` and `created_at` sequence. */
+export type SequencedKind = "customer" | "contact" | "onboarding";

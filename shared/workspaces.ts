@@ -1,0 +1,77 @@
+import { asc, desc, eq } from "drizzle-orm";
+import { generateApiKey } from "./api-keys.ts";
+import type { Clock } from "./clock.ts";
+import { writeTransaction, type Db } from "./db/client.ts";
+import { apiKeys, organizations } from "./db/schema.ts";
+import { RATE_LIMIT_TIERS, type KeyMode, type RateLimitTier } from "./domain.ts";
+import { newId } from "./ids.ts";
+
+/** An operator's mistake (unknown workspace, taken slug): reported, never a crash. */
+export class OperatorError extends Error {
+  override name = "OperatorError";
+}
+
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export function createOrganization(db: Db, clock: Clock, input: { slug: string; name: string }) {
+  if (!SLUG.test(input.slug) || input.slug.length > 64) {
+    throw new OperatorError(`--slug must be lowercase letters and digits joined by single hyphens, at most 64 characters (got '${input.slug}').`);
+  }
+  const name = input.name.trim();
+  if (name === "" || name.length > 200) throw new OperatorError("--name must be 1 to 200 characters.");
+  return writeTransaction(db, () => {
+    if (db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, input.slug)).get()) {
+      throw new OperatorError(`A workspace with slug '${input.slug}' already exists.`);
+    }
+    const row = { id: newId("org"), slug: input.slug, name, launchRecapEnabled: false, createdAt: clock.nowMicros() };
+    db.insert(organizations).values(row).run();
+    return row;
+  });
+}
+
+export const listOrganizations = (db: Db) => db.select().from(organizations).orderBy(asc(organizations.createdAt)).all();
+
+export function findOrganization(db: Db, slug: string) {
+  const org = db.select().from(organizations).where(eq(organizations.slug, slug)).get();
+  if (!org) throw new OperatorError(`No workspace with slug '${slug}'.`);
+  return org;
+}
+
+export function createApiKey(
+  db: Db,
+  clock: Clock,
+  input: { orgSlug: string; name: string; mode: KeyMode; tier: RateLimitTier },
+) {
+  const name = input.name.trim();
+  if (name === "" || name.length > 100) throw new OperatorError("--name must be 1 to 100 characters.");
+  if (!RATE_LIMIT_TIERS.includes(input.tier)) throw new OperatorError(`--tier must be one of ${RATE_LIMIT_TIERS.join(", ")}.`);
+  const org = findOrganization(db, input.orgSlug);
+  const { key, prefix, hash } = generateApiKey(input.mode);
+  const row = {
+    id: newId("key"),
+    orgId: org.id,
+    name,
+    prefix,
+    keyHash: hash,
+    mode: input.mode,
+    rateLimitTier: input.tier,
+    createdAt: clock.nowMicros(),
+  };
+  db.insert(apiKeys).values(row).run();
+  return { row, key, org };
+}
+
+export function listApiKeys(db: Db, orgSlug: string) {
+  const org = findOrganization(db, orgSlug);
+  return db.select().from(apiKeys).where(eq(apiKeys.orgId, org.id)).orderBy(desc(apiKeys.createdAt)).all();
+}
+
+/** Takes effect on the key's next request: authentication reads the row every time. */
+export function revokeApiKey(db: Db, clock: Clock, keyId: string) {
+  const key = db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+  if (!key) throw new OperatorError(`No API key with id '${keyId}'.`);
+  if (key.revokedAt !== null) return key;
+  const revokedAt = clock.nowMicros();
+  db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId)).run();
+  return { ...key, revokedAt };
+}
