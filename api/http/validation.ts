@@ -40,10 +40,19 @@ function valueAt(root: unknown, pointer: string): unknown {
 const fieldOf = (pointer: string) =>
   pointer.split("/").slice(1).map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~")).join(".");
 
-function nonNullMember(schema: TSchema): TSchema | undefined {
-  if (!Array.isArray(schema.anyOf) || schema.anyOf.length !== 2) return undefined;
-  const others = (schema.anyOf as TSchema[]).filter((s) => s.type !== "null");
-  return others.length === 1 ? others[0] : undefined;
+function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value === "number" ? "number" : typeof value;
+}
+
+function memberForValue(schema: TSchema, value: unknown): TSchema | undefined {
+  if (!Array.isArray(schema.anyOf)) return undefined;
+  const type = jsonType(value);
+  const matching = (schema.anyOf as TSchema[]).filter((member) =>
+    type === "number" ? member.type === "number" || member.type === "integer" : member.type === type,
+  );
+  return matching.length === 1 ? matching[0] : undefined;
 }
 
 function typeName(schema: TSchema): string {
@@ -57,9 +66,10 @@ function typeName(schema: TSchema): string {
 export function toDomainError(error: ValueError, root: unknown, where: "body" | "query" | "path"): DomainError {
   const field = fieldOf(error.path) || where;
   const schema = error.schema as TSchema & Record<string, any>;
-  // `X | null` given a non-null value: the useful failure is X's own (a bad e-mail, say).
-  const inner = nonNullMember(schema);
-  if (error.type === ValueErrorType.Union && inner && error.value !== null) {
+  // A union whose one member has the value's JSON type (`string | null` given a string,
+  // `string | integer` given a number): that member's own failure is the useful one.
+  const inner = error.type === ValueErrorType.Union ? memberForValue(schema, error.value) : undefined;
+  if (inner) {
     const innerError = Errors(inner, error.value).First();
     if (innerError) return toDomainError({ ...innerError, path: error.path + innerError.path }, root, where);
   }

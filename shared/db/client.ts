@@ -33,7 +33,16 @@ export function openDatabase(path: string): Db {
  * bun:sqlite an `await` inside would let the transaction commit before the rest ran.
  */
 export function writeTransaction<T>(db: Db, fn: () => T): T {
-  return db.$client.transaction(fn).immediate();
+  return db.$client
+    .transaction(() => {
+      const result = fn();
+      if (result instanceof Promise) {
+        // Throwing here rolls back what ran so far, instead of committing half a change.
+        throw new TypeError("writeTransaction callbacks must be synchronous (bun:sqlite would commit at the first await).");
+      }
+      return result;
+    })
+    .immediate();
 }
 
 /**

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Onboarding, OnboardingList } from "../../api/onboardings/onboardings.schema.ts";
+import { createTestApp, expectError, expectSchema, ManualClock, type TestApp } from "../support/test-app.ts";
+
+const clock = new ManualClock();
+let t: TestApp;
+let customer: { id: string; display_id: number };
+beforeAll(async () => {
+  t = await createTestApp({ clock });
+  customer = (await t.call("POST", "/api/v1/customers", { body: { name: "Acme" } })).body;
+});
+afterAll(() => t.close());
+
+type OutboxRow = { queue: string; name: string; payload: string };
+const outbox = (): OutboxRow[] => t.db.$client.query("SELECT queue, name, payload FROM outbox ORDER BY id").all() as OutboxRow[];
+const outboxFor = (onboardingId: string) =>
+  outbox()
+    .map((row) => ({ ...row, payload: JSON.parse(row.payload) }))
+    .filter((row) => row.payload.onboarding_id === onboardingId);
+
+const create = async (body: Record<string, unknown> = {}, key = t.keys.live) =>
+  (await t.call("POST", "/api/v1/onboardings", { key, body: { customer_id: customer.id, ...body } })).body;
+
+describe("onboardings", () => {
+  test("create applies every default of the spec's table", async () => {
+    const response = await t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer.id } });
+    expect(response.status).toBe(201);
+    expectSchema(Onboarding, response.body);
+    expect(response.body).toMatchObject({
+      object: "onboarding",
+      customer_id: customer.id,
+      template_id: null,
+      phase: "before_getting_started",
+      state: "active",
+      completed_at: null,
+      target_launch_date: null,
+      csm_id: null,
+      notes: null,
+      waiting_on_customer: false,
+      waiting_on_customer_since: null,
+      wizard_completed_at: null,
+      reminder_email: true,
+      reminder_slack: true,
+      reminder_frequency_days: 1,
+    });
+    expect(response.body.started_at).toBe(response.body.created_at);
+  });
+
+  test("customer_id takes the id, the display_id as a string, or as an integer", async () => {
+    for (const ref of [customer.id, String(customer.display_id), customer.display_id]) {
+      const response = await t.call("POST", "/api/v1/onboardings", { body: { customer_id: ref } });
+      expect(response.status).toBe(201);
+      expect(response.body.customer_id).toBe(customer.id);
+    }
+    expectError(await t.call("POST", "/api/v1/onboardings", { body: { customer_id: "cus_missing" } }), 404, "customer_not_found", "customer_id");
+    expectError(await t.call("POST", "/api/v1/onboardings", { body: { customer_id: 0 } }), 400, "too_small", "customer_id");
+    expectError(await t.call("POST", "/api/v1/onboardings", { body: {} }), 400, "missing_field", "customer_id");
+  });
+
+  test("create takes any phase and state as given, and the optional fields", async () => {
+    const body = {
+      phase: "completed",
+      state: "at_risk",
+      template_id: "tpl_1",
+      target_launch_date: "2027-01-15T09:00:00+01:00",
+      csm_id: "usr_csm",
+      se_id: null,
+      notes: "n",
+      reminder_email: false,
+      reminder_slack: false,
+      reminder_frequency_days: 7,
+    };
+    const created = await create(body);
+    expect(created).toMatchObject(body);
+    expect(created.completed_at).toBe(created.created_at);
+    expect(outboxFor(created.id)).toEqual([]); // creating records no phase change
+  });
+
+  test("validation of the create body", async () => {
+    const bad: [Record<string, unknown>, string, string][] = [
+      [{ phase: "launched" }, "invalid_enum_value", "phase"],
+      [{ state: "blocked" }, "invalid_enum_value", "state"],
+      [{ reminder_frequency_days: 0 }, "too_small", "reminder_frequency_days"],
+      [{ reminder_frequency_days: 366 }, "too_big", "reminder_frequency_days"],
+      [{ reminder_frequency_days: 1.5 }, "invalid_type", "reminder_frequency_days"],
+      [{ target_launch_date: "next week" }, "invalid_string", "target_launch_date"],
+      [{ notes: "x".repeat(10_001) }, "too_big", "notes"],
+      [{ csm_id: "x".repeat(256) }, "too_big", "csm_id"],
+      [{ waiting_on_customer: true }, "unknown_field", "waiting_on_customer"],
+    ];
+    for (const [body, code, field] of bad) {
+      expectError(await t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer.id, ...body } }), 400, code, field);
+    }
+  });
+
+  test("PATCH changes many fields at once and keeps the derived ones", async () => {
+    const created = await create();
+    clock.advanceSeconds(5);
+    const patched = await t.call("PATCH", `/api/v1/onboardings/${created.display_id}`, {
+      body: { phase: "completed", state: "waiting", waiting_on_customer: true, notes: "done", wizard_completed_at: "2026-11-22T10:00:00Z" },
+    });
+    expect(patched.status).toBe(200);
+    expectSchema(Onboarding, patched.body);
+    expect(patched.body).toMatchObject({ phase: "completed", state: "waiting", waiting_on_customer: true, notes: "done", wizard_completed_at: "2026-11-22T10:00:00Z" });
+    expect(patched.body.completed_at).toBe(patched.body.updated_at);
+    expect(patched.body.waiting_on_customer_since).toBe(patched.body.updated_at);
+    expect(patched.body.updated_at > created.updated_at).toBe(true);
+
+    clock.advanceSeconds(5);
+    const reopened = await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "launch", waiting_on_customer: false } });
+    expect(reopened.body.completed_at).toBeNull();
+    expect(reopened.body.waiting_on_customer_since).toBeNull();
+    expectError(await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { customer_id: "x" } }), 400, "unknown_field", "customer_id");
+  });
+
+  test("a body that changes nothing answers 200, writes nothing and records no event", async () => {
+    const created = await create({ phase: "review" });
+    const before = outbox().length;
+    const same = await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "review", state: "active" } });
+    const empty = await t.call("PATCH", `/api/v1/onboardings/${created.id}`);
+    expect(same.status).toBe(200);
+    expect(empty.status).toBe(200);
+    expect(same.body).toEqual(created);
+    expect(outbox().length).toBe(before);
+  });
+
+  test("a phase change writes a timeline event and a phase-transition record, actor = key name", async () => {
+    const created = await create();
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "program_design" } });
+    const rows = outboxFor(created.id);
+    expect(rows.map((r) => `${r.queue}/${r.name}`)).toEqual(["records/timeline.phase_changed", "records/phase_transition.record"]);
+    for (const row of rows) {
+      expect(row.payload).toMatchObject({ from: "before_getting_started", to: "program_design", actor: "crm-sync", customer_id: customer.id });
+    }
+  });
+
+  test("entering launch with a live key queues the launch automations", async () => {
+    const created = await create({ csm_id: "usr_csm" });
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "launch" } });
+    expect(outboxFor(created.id).map((r) => `${r.queue}/${r.name}`)).toEqual([
+      "records/timeline.phase_changed",
+      "records/phase_transition.record",
+      "outbound/launch.slack_dm",
+      "outbound/launch.calendar_entry",
+    ]);
+  });
+
+  test("the recap e-mail draft is queued only where the workspace enabled it", async () => {
+    t.db.$client.run("UPDATE organizations SET launch_recap_enabled = 1 WHERE slug = 'acme'");
+    const created = await create();
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "launch" } });
+    t.db.$client.run("UPDATE organizations SET launch_recap_enabled = 0 WHERE slug = 'acme'");
+    expect(outboxFor(created.id).map((r) => r.name)).toContain("launch.recap_email");
+  });
+
+  test("a test key changes data and records, but queues nothing outbound", async () => {
+    const created = await create({}, t.keys.test);
+    const patched = await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { key: t.keys.test, body: { phase: "launch" } });
+    expect(patched.body.phase).toBe("launch");
+    const rows = outboxFor(created.id);
+    expect(rows.map((r) => r.queue)).toEqual(["records", "records"]);
+    expect(rows[0]!.payload.actor).toBe("ci-suite");
+  });
+
+  test("the SLA clock is suspended only while state is waiting with waiting_on_customer", async () => {
+    const created = await create({ phase: "review" });
+    clock.advanceSeconds(100);
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { state: "waiting" } }); // not suspended yet
+    clock.advanceSeconds(10);
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { waiting_on_customer: true } }); // suspended
+    clock.advanceSeconds(30);
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { state: "active" } }); // resumed
+    clock.advanceSeconds(20);
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { state: "waiting" } }); // suspended again
+    clock.advanceSeconds(15);
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "program_buildout" } });
+    clock.advanceSeconds(40);
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "internal_qa" } });
+
+    const transitions = outboxFor(created.id).filter((r) => r.name === "phase_transition.record").map((r) => r.payload);
+    expect(transitions.map((p) => p.sla_suspended_seconds)).toEqual([45, 40]);
+    expect(transitions[1].phase_entered_at).toBe(transitions[0].at);
+  });
+
+  test("a deleted onboarding answers 404 onboarding_not_found to GET, PATCH and DELETE", async () => {
+    const created = await create();
+    const deleted = await t.call("DELETE", `/api/v1/onboardings/${created.display_id}`);
+    expect(deleted.body).toEqual({ object: "onboarding", id: created.id, deleted: true });
+    expectError(await t.call("GET", `/api/v1/onboardings/${created.id}`), 404, "onboarding_not_found");
+    expectError(await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "launch" } }), 404, "onboarding_not_found");
+    expectError(await t.call("DELETE", `/api/v1/onboardings/${created.id}`), 404, "onboarding_not_found");
+    const list = await t.call("GET", "/api/v1/onboardings?limit=100");
+    expectSchema(OnboardingList, list.body);
+    expect(list.body.data.map((o: { id: string }) => o.id)).not.toContain(created.id);
+  });
+});

@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { Value } from "@sinclair/typebox/value";
+import type { TSchema } from "@sinclair/typebox";
+import { expect } from "bun:test";
+import { createApp } from "../../api/app.ts";
+import { ManualClock, systemClock, type Clock } from "../../shared/clock.ts";
+import { openDatabase, type Db } from "../../shared/db/client.ts";
+import { createLogger, type Logger } from "../../shared/logger.ts";
+import { createApiKey, createOrganization, revokeApiKey } from "../../shared/workspaces.ts";
+
+export { ManualClock };
+
+/** A fresh SQLite file with the real migrations, in its own temporary folder. */
+export function freshDatabase(): { db: Db; path: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "onboarding-test-"));
+  const path = join(dir, "test.sqlite");
+  const db = openDatabase(path);
+  return {
+    db,
+    path,
+    cleanup() {
+      db.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const testRedisUrl = () => {
+  const url = process.env.TEST_REDIS_URL;
+  if (!url) throw new Error("TEST_REDIS_URL is not set: run the suites with `npm test` (bun test with the preload).");
+  return url;
+};
+
+/** A unique prefix per suite, so suites sharing one Redis never see each other's keys. */
+export const uniquePrefix = (name: string) => `t-${name}-${crypto.randomUUID().slice(0, 8)}`;
+
+export interface CallOptions {
+  body?: unknown;
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/**
+ * The real app over a private database and Redis, with two workspaces and the keys a test
+ * needs: live, test, a revoked one, and one of another workspace.
+ */
+export async function createTestApp(options: { clock?: Clock; logger?: Logger } = {}) {
+  const database = freshDatabase();
+  const { db } = database;
+  const clock = options.clock ?? systemClock;
+  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1, lazyConnect: true });
+  const logger = options.logger ?? createLogger("silent");
+  const built = createApp({ db, redis, clock, logger, publicUrl: "http://127.0.0.1:3000" });
+
+  createOrganization(db, systemClock, { slug: "acme", name: "Acme" });
+  createOrganization(db, systemClock, { slug: "globex", name: "Globex" });
+  const key = (orgSlug: string, name: string, mode: "live" | "test" = "live") =>
+    createApiKey(db, systemClock, { orgSlug, name, mode, tier: "paid" });
+  const live = key("acme", "crm-sync");
+  const test = key("acme", "ci-suite", "test");
+  const revoked = key("acme", "old-key");
+  revokeApiKey(db, systemClock, revoked.row.id);
+  const other = key("globex", "globex-sync");
+
+  async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? live.key : options.key;
+    if (key !== null) headers.authorization ??= `Bearer ${key}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await built.app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  return {
+    ...built,
+    db,
+    redis,
+    clock,
+    keys: { live: live.key, test: test.key, revoked: revoked.key, other: other.key },
+    keyIds: { live: live.row.id, test: test.row.id, revoked: revoked.row.id, other: other.row.id },
+    call,
+    async close() {
+      redis.disconnect();
+      database.cleanup();
+    },
+  };
+}
+
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
+
+/** Asserts a body matches its documented schema, naming the first mismatch. */
+export function expectSchema(schema: TSchema, value: unknown): void {
+  const first = Value.Errors(schema, value).First();
+  expect(first ? `${first.path}: ${first.message}` : "ok").toBe("ok");
+}
+
+/** Asserts the contract's error shape and code. */
+export function expectError(response: TestResponse, status: number, code: string, field?: string): void {
+  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
+  expect(typeof response.body.error.type).toBe("string");
+  expect(typeof response.body.error.message).toBe("string");
+  if (field !== undefined) expect(response.body.error.field).toBe(field);
+  expect(response.headers.get("request-id")).toMatch(/^req_/);
+}

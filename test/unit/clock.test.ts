@@ -1,0 +1,31 @@
+import { describe, expect, test } from "bun:test";
+import { formatMicros, parseDateTimeMicros } from "../../shared/clock.ts";
+
+describe("datetimes", () => {
+  test("format is UTC with six fractional digits and round-trips", () => {
+    const micros = Date.UTC(2026, 10, 22, 10, 15, 30, 123) * 1000 + 456;
+    expect(formatMicros(micros)).toBe("2026-11-22T10:15:30.123456Z");
+    expect(parseDateTimeMicros(formatMicros(micros))).toBe(micros);
+  });
+
+  test("parse accepts RFC 3339 with Z or an offset, any fraction", () => {
+    const base = Date.UTC(2026, 10, 22, 10, 15, 30) * 1000;
+    expect(parseDateTimeMicros("2026-11-22T10:15:30Z")).toBe(base);
+    expect(parseDateTimeMicros("2026-11-22T12:15:30+02:00")).toBe(base);
+    expect(parseDateTimeMicros("2026-11-22T10:15:30.5Z")).toBe(base + 500_000);
+    expect(parseDateTimeMicros("2026-11-22t10:15:30z")).toBe(base);
+  });
+
+  test("sub-microsecond digits round up (a cursor is an exclusive upper bound)", () => {
+    const base = Date.UTC(2026, 10, 22, 10, 15, 30) * 1000;
+    expect(parseDateTimeMicros("2026-11-22T10:15:30.000001000Z")).toBe(base + 1);
+    expect(parseDateTimeMicros("2026-11-22T10:15:30.000001001Z")).toBe(base + 2);
+  });
+
+  test("parse refuses what is not a datetime", () => {
+    for (const bad of ["", "2026-11-22", "2026-11-22T10:15Z", "2026-11-22 10:15:30Z", "2026-02-29T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T10:15:30", "2026-11-22T10:15:30+25:00", "1700000000"]) {
+      expect(`${bad} → ${parseDateTimeMicros(bad)}`).toBe(`${bad} → null`);
+    }
+    expect(parseDateTimeMicros("2028-02-29T00:00:00Z")).not.toBeNull();
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, test } from "bun:test";
+import { loadConfig } from "../../shared/config.ts";
+
+describe("configuration", () => {
+  test("defaults", () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: "127.0.0.1",
+      databasePath: "./data/onboarding.sqlite",
+      redisUrl: "redis://127.0.0.1:6379",
+      logLevel: "info",
+      queuePrefix: "bull",
+    });
+  });
+
+  test("a bad value names its variable", () => {
+    expect(() => loadConfig({ PORT: "http" })).toThrow(/^PORT/);
+    expect(() => loadConfig({ PORT: "70000" })).toThrow(/^PORT/);
+    expect(() => loadConfig({ REDIS_URL: "localhost" })).toThrow(/^REDIS_URL/);
+    expect(() => loadConfig({ REDIS_URL: "http://x" })).toThrow(/^REDIS_URL/);
+    expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/^LOG_LEVEL/);
+    expect(() => loadConfig({ DATABASE_URL: "file:" })).toThrow(/^DATABASE_URL/);
+    expect(() => loadConfig({ QUEUE_PREFIX: "a b" })).toThrow(/^QUEUE_PREFIX/);
+  });
+
+  test("DATABASE_URL takes file: URLs and :memory:", () => {
+    expect(loadConfig({ DATABASE_URL: "file:/tmp/x.sqlite" }).databasePath).toBe("/tmp/x.sqlite");
+    expect(loadConfig({ DATABASE_URL: ":memory:" }).databasePath).toBe(":memory:");
+  });
+});

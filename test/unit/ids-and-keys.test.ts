@@ -1,0 +1,52 @@
+import { describe, expect, test } from "bun:test";
+import { generateApiKey, hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";
+import { newId } from "../../shared/ids.ts";
+import { parseAuthorization } from "../../api/auth/authenticate.ts";
+
+describe("ids", () => {
+  test("prefixed, URL-safe, 26-character ULID bodies that sort by creation", async () => {
+    const a = newId("cus");
+    await Bun.sleep(2);
+    const b = newId("cus");
+    expect(a).toMatch(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(a < b).toBe(true);
+    expect(new Set(Array.from({ length: 1000 }, () => newId("onb"))).size).toBe(1000);
+  });
+});
+
+describe("API keys", () => {
+  test("live and test keys have their prefixes, 40 base62 characters and a 12-character visible prefix", () => {
+    const live = generateApiKey("live");
+    const test = generateApiKey("test");
+    expect(live.key).toMatch(/^svc_[0-9A-Za-z]{40}$/);
+    expect(test.key).toMatch(/^svc_test_[0-9A-Za-z]{40}$/);
+    expect(KEY_PATTERN.test(live.key) && KEY_PATTERN.test(test.key)).toBe(true);
+    expect(live.prefix).toBe(live.key.slice(0, 12));
+    expect(live.hash).toBe(hashApiKey(live.key));
+    expect(live.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test("the Authorization header rules", () => {
+    const key = generateApiKey("live").key;
+    expect(parseAuthorization(`Bearer ${key}`)).toBe(key);
+    expect(parseAuthorization(`bearer ${key}`)).toBe(key);
+    expect(parseAuthorization(`BEARER ${key}`)).toBe(key);
+    const code = (header: string | null) => {
+      try {
+        parseAuthorization(header);
+        return "ok";
+      } catch (error) {
+        return (error as { code: string }).code;
+      }
+    };
+    expect(code(null)).toBe("missing_api_key");
+    expect(code("")).toBe("missing_api_key");
+    expect(code(key)).toBe("malformed_authorization_header");
+    expect(code(`Bearer: ${key}`)).toBe("malformed_authorization_header");
+    expect(code(`Bearer:${key}`)).toBe("malformed_authorization_header");
+    expect(code(`Bearer  ${key}`)).toBe("malformed_authorization_header");
+    expect(code(`Bearer ${key} `)).toBe("malformed_authorization_header");
+    expect(code(`Bearer ${key}\t`)).toBe("malformed_authorization_header");
+    expect(code(`Token ${key}`)).toBe("malformed_authorization_header");
+  });
+});
