@@ -6,6 +6,10 @@ import { DomainError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createAuthenticator } from "./auth/authenticate.ts";
+import { createKeyUsage } from "./auth/key-usage.ts";
+import { createIdempotency } from "./idempotency/idempotency.ts";
+import { createRateLimiter } from "./limits/rate-limiter.ts";
+import { createRequestLimits, DEFAULT_RATE_LIMITS, type RateLimitSettings } from "./limits/request-limits.ts";
 import { contactRoutes } from "./contacts/contacts.routes.ts";
 import { createContactStore } from "./contacts/contacts.store.ts";
 import { customerRoutes } from "./customers/customers.routes.ts";
@@ -30,7 +34,13 @@ export interface AppInfrastructure {
   logger: Logger;
   /** Where the OpenAPI document says the API lives. */
   publicUrl: string;
+  /** Prefix of this app's Redis keys (rate-limit counters); one per deployment or test suite. */
+  redisPrefix: string;
+  rateLimits?: RateLimitSettings;
 }
+
+const USAGE_FLUSH_MS = 1000;
+const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
 
 const REDIS_PROBE_TIMEOUT_MS = 1000;
 
@@ -74,12 +84,22 @@ export function createApp(infra: AppInfrastructure) {
         },
         redis: () => redisAnswers(infra.redis),
       },
+      rateLimiterMode: () => limiter.mode(),
       openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl })),
     }),
     ...customerRoutes(services),
     ...contactRoutes(services),
     ...onboardingRoutes(services),
   ];
+
+  const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger });
+  const usage = createKeyUsage(db, clock);
+  const idempotency = createIdempotency(db, clock);
+  const timers = [
+    setInterval(() => usage.flush(), USAGE_FLUSH_MS),
+    setInterval(() => idempotency.purgeExpired(), IDEMPOTENCY_PURGE_MS),
+  ];
+  for (const timer of timers) timer.unref();
 
   const allowedMethods = methodsForPath(routes);
   const onUnexpected = (requestId: string) => (error: unknown) =>
@@ -107,8 +127,27 @@ export function createApp(infra: AppInfrastructure) {
       return errorResponse(error, onUnexpected(requestId));
     });
 
-  mountRoutes(app, routes, { authenticate: createAuthenticator(db), logger });
-  return { app, routes, services };
+  mountRoutes(app, routes, {
+    authenticate: createAuthenticator(db),
+    limits: createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS),
+    usage,
+    idempotency,
+    logger,
+  });
+
+  return {
+    app,
+    routes,
+    services,
+    limiter,
+    usage,
+    idempotency,
+    /** Stops background work and writes what is still buffered; call after the server stops. */
+    close(): void {
+      for (const timer of timers) clearInterval(timer);
+      usage.flush();
+    },
+  };
 }
 
 export type App = ReturnType<typeof createApp>;

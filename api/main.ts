@@ -12,12 +12,13 @@ const db = openDatabase(config.databasePath);
 const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
 redis.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
 
-const { app } = createApp({
+const { app, close } = createApp({
   db,
   redis,
   clock: systemClock,
   logger,
   publicUrl: `http://${config.host}:${config.port}`,
+  redisPrefix: config.queuePrefix,
 });
 app.listen({ hostname: config.host, port: config.port });
 logger.info("api listening", { url: `http://${config.host}:${config.port}/api/v1`, database: config.databasePath });
@@ -28,6 +29,7 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info("api stopping", { signal });
   await app.stop(); // lets in-flight requests finish
+  close(); // writes buffered key usage
   redis.disconnect();
   db.$client.close();
   process.exit(0);

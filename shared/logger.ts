@@ -16,7 +16,7 @@ export interface Logger {
  * One JSON object per line on stdout, so any log shipper can read it. Fields never include
  * an API key or an Authorization header: callers log the key prefix only.
  */
-export function createLogger(level: LogLevel, base: LogFields = {}, write = (line: string) => process.stdout.write(line + "\n")): Logger {
+export function createLogger(level: LogLevel, base: LogFields = {}, write: (line: string) => unknown = (line) => process.stdout.write(line + "\n")): Logger {
   const min = ORDER[level];
   const emit = (lvl: Exclude<LogLevel, "silent">, msg: string, fields?: LogFields) => {
     if (ORDER[lvl] < min) return;

@@ -55,10 +55,49 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   } catch {
     throw new DomainError("invalid_json", "The request body is not valid UTF-8.");
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     // Includes a RangeError from absurd nesting: still the client's malformed input.
     throw new DomainError("invalid_json", "The request body is not valid JSON.");
+  }
+  inspectJson(value, "", 0);
+  return value;
+}
+
+export const MAX_JSON_DEPTH = 32;
+
+const at = (path: string) => path || "body";
+
+/**
+ * Refuses JSON that parses but could not be stored and returned unchanged: nesting deeper
+ * than MAX_JSON_DEPTH, strings with NUL characters or unpaired surrogates (not valid UTF-8
+ * in the database), and integers beyond ±2^53 (JSON parsers round them silently).
+ */
+function inspectJson(value: unknown, path: string, depth: number): void {
+  if (typeof value === "string") {
+    if (value.includes("\0")) throw new DomainError("invalid_string", `'${at(path)}' must not contain NUL characters.`, at(path));
+    if (!value.isWellFormed()) throw new DomainError("invalid_string", `'${at(path)}' contains an unpaired surrogate.`, at(path));
+    return;
+  }
+  if (typeof value === "number") {
+    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
+      throw new DomainError("too_big", `'${at(path)}' is beyond ±2^53 and would not survive a JSON round trip.`, at(path));
+    }
+    return;
+  }
+  if (value === null || typeof value !== "object") return;
+  if (depth >= MAX_JSON_DEPTH) {
+    throw new DomainError("too_big", `'${at(path)}' nests deeper than ${MAX_JSON_DEPTH} levels.`, at(path));
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => inspectJson(item, `${path}.${i}`.replace(/^\./, ""), depth + 1));
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const child = path ? `${path}.${key}` : key;
+    inspectJson(key, child, depth + 1);
+    inspectJson(item, child, depth + 1);
   }
 }

@@ -4,6 +4,10 @@ import { DomainError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { Actor } from "../auth/actor.ts";
 import type { Authenticate } from "../auth/authenticate.ts";
+import type { KeyUsage } from "../auth/key-usage.ts";
+import { requestFingerprint } from "../idempotency/fingerprint.ts";
+import { validateIdempotencyKey, type Idempotency } from "../idempotency/idempotency.ts";
+import type { RequestLimits } from "../limits/request-limits.ts";
 import { readJsonBody } from "./body.ts";
 import { errorResponse } from "./error-map.ts";
 import { Reply, type Method, type RouteDef } from "./route.ts";
@@ -11,19 +15,12 @@ import { compileValidator, type Validator } from "./validation.ts";
 
 export interface RouterDeps {
   authenticate: Authenticate;
+  limits: RequestLimits;
+  usage: KeyUsage;
+  idempotency: Idempotency;
   logger: Logger;
 }
 
-/** What the pipeline knows about a request once it has been answered; for logs and usage. */
-export interface Exchange {
-  requestId: string;
-  route: RouteDef;
-  actor: Actor | undefined;
-  status: number;
-  durationMs: number;
-}
-
-const JSON_TYPE = { "content-type": "application/json" };
 /** Routes without query parameters still refuse unknown ones. */
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
@@ -51,31 +48,83 @@ function compileRoute(route: RouteDef) {
   } satisfies Record<string, Validator<unknown> | null>;
 }
 
+const json = (status: number, body: string, headers: Record<string, string>) =>
+  new Response(body, { status, headers: { "content-type": "application/json", ...headers } });
+
 type Ctx = {
   request: Request;
   params: Record<string, string>;
   set: { headers: Record<string, string | number> };
+  server: { requestIP(request: Request): { address: string } | null } | null;
 };
 
+export function describe(error: unknown): Record<string, unknown> {
+  return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
+}
+
+/**
+ * Mounts every route behind one pipeline: the address's failure budget, authentication,
+ * the key's rate limit and usage, path/query/body validation, then the handler (inside the
+ * idempotency record's transaction when the request carries an Idempotency-Key). Every
+ * response, errors included, carries the per-request headers gathered on the way.
+ */
 export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, routes: readonly RouteDef[], deps: RouterDeps): void {
+  async function authenticate(request: Request, address: string): Promise<Actor> {
+    deps.limits.assertAddressNotBlocked(address);
+    try {
+      return deps.authenticate(request.headers.get("authorization"));
+    } catch (error) {
+      const refusal = error instanceof DomainError ? await deps.limits.recordAuthFailure(address) : null;
+      throw refusal ?? error;
+    }
+  }
+
   for (const route of routes) {
     const validate = compileRoute(route);
+    const status = route.success.status;
+
+    async function respond(ctx: Ctx, actor: Actor | undefined, headers: Record<string, string>, requestId: string): Promise<Response> {
+      const params = validate.params ? validate.params(ctx.params) : undefined;
+      const query = validate.query(readQuery(ctx.request.url, route.query as TObject | undefined));
+      const rawBody = validate.body ? await readJsonBody(ctx.request) : undefined;
+      const body = validate.body ? validate.body(rawBody) : undefined;
+      const input = { actor: actor!, params, query, body, requestId } as never;
+
+      const idempotencyKey = route.idempotent ? ctx.request.headers.get("idempotency-key") : null;
+      if (idempotencyKey !== null && actor) {
+        const key = validateIdempotencyKey(idempotencyKey);
+        const pathname = new URL(ctx.request.url).pathname;
+        const claim = deps.idempotency.begin(actor.keyId, key, requestFingerprint(route.method, pathname, rawBody));
+        if (claim.kind === "replay") return json(claim.status, claim.body, { ...headers, "idempotent-replay": "true" });
+        return json(status, deps.idempotency.execute(actor.keyId, key, status, () => route.handler(input)), headers);
+      }
+
+      const result = await route.handler(input);
+      return result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
+    }
+
     const handle = async (ctx: Ctx): Promise<Response> => {
       const started = performance.now();
       const requestId = String(ctx.set.headers["request-id"]);
+      const address = ctx.server?.requestIP(ctx.request)?.address ?? "unknown";
+      const headers: Record<string, string> = {};
       let actor: Actor | undefined;
       let response: Response;
       try {
-        if (route.authenticated) actor = deps.authenticate(ctx.request.headers.get("authorization"));
-        const params = validate.params ? validate.params(ctx.params) : undefined;
-        const query = validate.query(readQuery(ctx.request.url, route.query as TObject | undefined));
-        const body = validate.body ? validate.body(await readJsonBody(ctx.request)) : undefined;
-        const result = await route.handler({ actor: actor!, params, query, body, requestId } as never);
-        response = result instanceof Reply
-          ? new Response(JSON.stringify(result.body), { status: result.status, headers: JSON_TYPE })
-          : new Response(JSON.stringify(result), { status: route.success.status, headers: JSON_TYPE });
+        if (route.authenticated) {
+          actor = await authenticate(ctx.request, address);
+          const limit = await deps.limits.forKey(actor);
+          Object.assign(headers, limit.headers);
+          deps.usage.record(actor.keyId, address === "unknown" ? null : address);
+          if (limit.refusal) throw limit.refusal;
+        }
+        response = await respond(ctx, actor, headers, requestId);
       } catch (error) {
-        response = errorResponse(error, (e) => deps.logger.error("unhandled error", { request_id: requestId, route: route.operationId, error: describe(e) }));
+        response = errorResponse(
+          error,
+          (e) => deps.logger.error("unhandled error", { request_id: requestId, route: route.operationId, error: describe(e) }),
+          headers,
+        );
       }
       deps.logger.info("request", {
         request_id: requestId,
@@ -84,15 +133,12 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         route: route.path,
         status: response.status,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        address,
       });
       return response;
     };
     app.route(route.method, route.path, handle as never, { parse: "none" } as never);
   }
-}
-
-export function describe(error: unknown): Record<string, unknown> {
-  return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
 }
 
 /** For a path no route answers: which methods would answer it (for 405 and `Allow`). */

@@ -6,6 +6,8 @@ export interface MetaDeps {
   /** Each probe resolves true when its dependency answers. */
   probes: { database: () => Promise<boolean>; redis: () => Promise<boolean> };
   openApiDocument: () => unknown;
+  /** `per_process` while Redis is unreachable and each API process limits on its own. */
+  rateLimiterMode: () => "redis" | "per_process";
 }
 
 export function identity(actor: Actor) {
@@ -73,7 +75,7 @@ export const metaRoutes = (deps: MetaDeps): RouteDef[] => [
       status: 200,
       description: "Ready to serve (a 503 carries the same body with the failing check).",
       schema: Readiness,
-      example: { status: "ready", checks: { database: "ok", redis: "ok" } },
+      example: { status: "ready", checks: { database: "ok", redis: "ok" }, rate_limiter: "redis" },
     },
     errors: [],
     handler: async () => {
@@ -81,6 +83,7 @@ export const metaRoutes = (deps: MetaDeps): RouteDef[] => [
       const body = {
         status: database && redis ? "ready" : "unavailable",
         checks: { database: database ? "ok" : "error", redis: redis ? "ok" : "error" },
+        rate_limiter: redis ? "redis" : deps.rateLimiterMode(),
       };
       return database && redis ? body : new Reply(503, body);
     },

@@ -32,6 +32,9 @@ export const Readiness = Type.Object(
   {
     status: StringEnum(["ready", "unavailable"]),
     checks: Type.Object({ database: check, redis: check }),
+    rate_limiter: StringEnum(["redis", "per_process"], {
+      description: "`per_process` while Redis is unreachable: each API process then limits on its own.",
+    }),
   },
   { $id: "Readiness" },
 );

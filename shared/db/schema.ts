@@ -163,6 +163,26 @@ export const outbox = sqliteTable(
   (t) => [index("outbox_pending_idx").on(t.id).where(sql`relayed_at IS NULL`)],
 );
 
+/**
+ * One row per (API key, Idempotency-Key). Claimed by inserting `pending` on the primary key
+ * (never select-then-insert); completed in the same transaction as the record it created.
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    apiKeyId: text("api_key_id").notNull(),
+    key: text("key").notNull(),
+    /** SHA-256 of method, path and canonical JSON body. */
+    fingerprint: text("fingerprint").notNull(),
+    claimedAt: micros("claimed_at").notNull(),
+    completedAt: micros("completed_at"),
+    responseStatus: integer("response_status"),
+    responseBody: text("response_body"),
+    createdAt: micros("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
+);
+
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type CustomerRow = typeof customers.$inferSelect;

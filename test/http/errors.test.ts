@@ -81,3 +81,48 @@ describe("protocol errors", () => {
     expect(a.headers.get("request-id")).not.toBe(b.headers.get("request-id"));
   });
 });
+
+describe("hostile input", () => {
+  const count = () => (t.db.$client.query("SELECT count(*) AS n FROM customers").get() as { n: number }).n;
+
+  test("NUL characters, unpaired surrogates, huge numbers and deep nesting are 400s that store nothing", async () => {
+    const before = count();
+    const cases: [string, string, string][] = [
+      ['{"name":"a\\u0000b"}', "invalid_string", "name"],
+      ['{"name":"x","metadata":{"k\\u0000":1}}', "invalid_string", "metadata.k\u0000"],
+      ['{"name":"\\ud800"}', "invalid_string", "name"],
+      ['{"name":"x","metadata":{"n":9007199254740993}}', "too_big", "metadata.n"],
+      ['{"name":"x","metadata":{"n":1e400}}', "too_big", "metadata.n"],
+    ];
+    for (const [body, code, field] of cases) {
+      expectError(await t.call("POST", "/api/v1/customers", { body }), 400, code, field);
+    }
+    // 32 levels at most: the error names the path where the limit was crossed.
+    const deep = await t.call("POST", "/api/v1/customers", { body: `{"name":"x","metadata":{"d":${"[".repeat(40)}${"]".repeat(40)}}}` });
+    expectError(deep, 400, "too_big");
+    expect(deep.body.error.field).toStartWith("metadata.d.0.0.0");
+    expect(count()).toBe(before);
+  });
+
+  test("__proto__ and friends are plain data, never prototypes", async () => {
+    expectError(await t.call("POST", "/api/v1/customers", { body: '{"name":"x","__proto__":{"admin":true}}' }), 400, "unknown_field", "__proto__");
+    const created = await t.call("POST", "/api/v1/customers", { body: '{"name":"x","metadata":{"__proto__":{"polluted":1},"constructor":"c"}}' });
+    expect(created.status).toBe(201);
+    expect(created.text).toContain('"__proto__":{"polluted":1}');
+    const fetched = await t.call("GET", `/api/v1/customers/${created.body.id}`);
+    expect(fetched.text).toContain('"__proto__":{"polluted":1}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test("emoji and other valid Unicode round-trip exactly", async () => {
+    const name = "Ωmega 😀 Ünïcode 中文 \u200b";
+    const created = await t.call("POST", "/api/v1/customers", { body: { name, metadata: { emoji: "🚀", rtl: "مرحبا" } } });
+    expect(created.body.name).toBe(name);
+    expect((await t.call("GET", `/api/v1/customers/${created.body.id}`)).body.metadata).toEqual({ emoji: "🚀", rtl: "مرحبا" });
+  });
+
+  test("overlong references and headers are clear 4xx answers", async () => {
+    expectError(await t.call("GET", `/api/v1/customers/${"x".repeat(5000)}`), 400, "too_big", "customer_ref");
+    expectError(await t.call("GET", "/api/v1/me", { key: null, headers: { authorization: `Bearer svc_${"a".repeat(6000)}` } }), 401, "invalid_api_key");
+  });
+});

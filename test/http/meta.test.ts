@@ -5,7 +5,7 @@ import { Me } from "../../api/meta/meta.schema.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { freePort } from "../../scripts/private-redis.ts";
-import { createTestApp, expectSchema, freshDatabase, type TestApp } from "../support/test-app.ts";
+import { createTestApp, expectSchema, freshDatabase, uniquePrefix, type TestApp } from "../support/test-app.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -39,17 +39,17 @@ describe("meta", () => {
   test("readiness is 200 when the database and Redis answer", async () => {
     const response = await t.call("GET", "/api/v1/health/ready", { key: null });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: "ready", checks: { database: "ok", redis: "ok" } });
+    expect(response.body).toEqual({ status: "ready", checks: { database: "ok", redis: "ok" }, rate_limiter: "redis" });
   });
 
   test("readiness is 503 naming Redis when Redis does not answer", async () => {
     const database = freshDatabase();
     const deadRedis = new Redis(`redis://127.0.0.1:${await freePort()}`, { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, lazyConnect: true });
     deadRedis.on("error", () => {});
-    const { app } = createApp({ db: database.db, redis: deadRedis, clock: systemClock, logger: silentLogger, publicUrl: "http://x" });
+    const { app } = createApp({ db: database.db, redis: deadRedis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("meta") });
     const response = await app.handle(new Request("http://localhost/api/v1/health/ready"));
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ status: "unavailable", checks: { database: "ok", redis: "error" } });
+    expect(await response.json()).toEqual({ status: "unavailable", checks: { database: "ok", redis: "error" }, rate_limiter: "redis" });
     deadRedis.disconnect();
     database.cleanup();
   });

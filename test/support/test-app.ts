@@ -6,6 +6,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import { expect } from "bun:test";
 import { createApp } from "../../api/app.ts";
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from "../../api/limits/request-limits.ts";
 import { ManualClock, systemClock, type Clock } from "../../shared/clock.ts";
 import { openDatabase, type Db } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logger.ts";
@@ -34,6 +35,15 @@ export const testRedisUrl = () => {
   return url;
 };
 
+/** Resolves once the connection is up (the API's client does not queue commands offline). */
+export async function waitUntilReady(redis: Redis): Promise<void> {
+  if (redis.status === "ready") return;
+  await new Promise<void>((resolve, reject) => {
+    redis.once("ready", () => resolve());
+    setTimeout(() => reject(new Error("test Redis did not become ready")), 5000).unref();
+  });
+}
+
 /** A unique prefix per suite, so suites sharing one Redis never see each other's keys. */
 export const uniquePrefix = (name: string) => `t-${name}-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -54,13 +64,23 @@ export interface TestResponse<T = any> {
  * The real app over a private database and Redis, with two workspaces and the keys a test
  * needs: live, test, a revoked one, and one of another workspace.
  */
-export async function createTestApp(options: { clock?: Clock; logger?: Logger } = {}) {
+export async function createTestApp(options: { clock?: Clock; logger?: Logger; rateLimits?: RateLimitSettings; redisPrefix?: string; redis?: Redis } = {}) {
   const database = freshDatabase();
   const { db } = database;
   const clock = options.clock ?? systemClock;
-  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1, lazyConnect: true });
+  const redis = options.redis ?? new Redis(testRedisUrl(), { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const logger = options.logger ?? createLogger("silent");
-  const built = createApp({ db, redis, clock, logger, publicUrl: "http://127.0.0.1:3000" });
+  const built = createApp({
+    db,
+    redis,
+    clock,
+    logger,
+    publicUrl: "http://127.0.0.1:3000",
+    redisPrefix: options.redisPrefix ?? uniquePrefix("app"),
+    // Suites send many failing requests from one address on purpose; the limit suite sets its own.
+    rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, failedAuthPerAddress: 100_000 },
+  });
+  if (!options.redis) await waitUntilReady(redis);
 
   createOrganization(db, systemClock, { slug: "acme", name: "Acme" });
   createOrganization(db, systemClock, { slug: "globex", name: "Globex" });
@@ -100,8 +120,11 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger } 
     keys: { live: live.key, test: test.key, revoked: revoked.key, other: other.key },
     keyIds: { live: live.row.id, test: test.row.id, revoked: revoked.row.id, other: other.row.id },
     call,
+    /** The app's own shutdown (timers stopped, usage written), leaving the database open. */
+    shutdownApp: built.close,
     async close() {
-      redis.disconnect();
+      built.close();
+      if (!options.redis) redis.disconnect();
       database.cleanup();
     },
   };

@@ -1,0 +1,106 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "../../shared/logger.ts";
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window frees a request (whole, at least 1 when refused). */
+  resetSeconds: number;
+}
+
+export type LimiterMode = "redis" | "per_process";
+
+/**
+ * An exact rolling window: each accepted request is a member of a sorted set scored by its
+ * time; members older than the window are dropped before counting. Refused requests are not
+ * recorded, so a client that keeps retrying still recovers when its window frees. The time
+ * comes from Redis itself, so every API process shares one clock as well as one counter.
+ */
+const SLIDING_WINDOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', KEYS[1], window)
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local reset = window
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+return {allowed, limit - count, reset}
+`;
+
+type SlidingWindowRedis = Redis & {
+  slidingWindow(key: string, windowMs: number, limit: number, member: string): Promise<[number, number, number]>;
+};
+
+/** The same rolling window in this process's memory: the fallback while Redis is away. */
+class LocalWindows {
+  private readonly logs = new Map<string, number[]>();
+  constructor(private readonly windowMs: number) {}
+
+  consume(bucket: string, limit: number, now = Date.now()): [allowed: number, remaining: number, resetMs: number] {
+    const log = (this.logs.get(bucket) ?? []).filter((t) => t > now - this.windowMs);
+    const allowed = log.length < limit;
+    if (allowed) log.push(now);
+    this.logs.set(bucket, log);
+    if (this.logs.size > 100_000) this.logs.delete(this.logs.keys().next().value!); // bounded memory
+    return [allowed ? 1 : 0, limit - log.length, log.length > 0 ? log[0]! + this.windowMs - now : this.windowMs];
+  }
+}
+
+export interface RateLimiterOptions {
+  redis: Redis;
+  keyPrefix: string;
+  logger: Logger;
+  windowSeconds?: number;
+}
+
+export function createRateLimiter(options: RateLimiterOptions) {
+  const windowMs = (options.windowSeconds ?? 60) * 1000;
+  const redis = options.redis as SlidingWindowRedis;
+  if (typeof redis.slidingWindow !== "function") {
+    redis.defineCommand("slidingWindow", { numberOfKeys: 1, lua: SLIDING_WINDOW });
+  }
+  const local = new LocalWindows(windowMs);
+  let mode: LimiterMode = "redis";
+  let sequence = 0;
+  const memberPrefix = crypto.randomUUID().slice(0, 8);
+
+  const decision = ([allowed, remaining, resetMs]: [number, number, number], limit: number): RateDecision => ({
+    allowed: allowed === 1,
+    limit,
+    remaining: Math.max(0, remaining),
+    resetSeconds: Math.max(allowed === 1 ? 0 : 1, Math.ceil(resetMs / 1000)),
+  });
+
+  return {
+    windowSeconds: windowMs / 1000,
+    mode: (): LimiterMode => mode,
+    async consume(bucket: string, limit: number): Promise<RateDecision> {
+      try {
+        const result = await redis.slidingWindow(`${options.keyPrefix}:ratelimit:${bucket}`, windowMs, limit, `${memberPrefix}:${++sequence}`);
+        if (mode !== "redis") {
+          mode = "redis";
+          options.logger.info("rate limits are shared again: Redis answers");
+        }
+        return decision(result, limit);
+      } catch (error) {
+        if (mode !== "per_process") {
+          mode = "per_process";
+          options.logger.warn("Redis unreachable: rate limits fall back to this process only", { error: (error as Error).message });
+        }
+        return decision(local.consume(bucket, limit), limit);
+      }
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

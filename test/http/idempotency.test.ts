@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { canonicalJson } from "../../api/idempotency/fingerprint.ts";
+import { requestFingerprint } from "../../api/idempotency/fingerprint.ts";
+import { createTestApp, expectError, ManualClock, type TestApp } from "../support/test-app.ts";
+
+const clock = new ManualClock();
+let t: TestApp;
+let customerId: string;
+beforeAll(async () => {
+  t = await createTestApp({ clock });
+  customerId = (await t.call("POST", "/api/v1/customers", { body: { name: "Acme" } })).body.id;
+});
+afterAll(() => t.close());
+
+const count = (table: string) => (t.db.$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const post = (path: string, body: unknown, key: string, apiKey = t.keys.live) =>
+  t.call("POST", path, { body, key: apiKey, headers: { "idempotency-key": key } });
+
+describe("idempotency", () => {
+  test("20 concurrent POSTs with one key and body create exactly one record", async () => {
+    const before = count("onboardings");
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => post("/api/v1/onboardings", { customer_id: customerId, notes: "once" }, "concurrent-1")),
+    );
+    expect(count("onboardings")).toBe(before + 1);
+    const created = responses.filter((r) => r.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
+    for (const r of responses) {
+      if (r.status === 201) continue;
+      expectError(r, 409, "idempotency_key_in_use");
+    }
+  });
+
+  test("a replay returns the first success byte for byte, with Idempotent-Replay", async () => {
+    const first = await post("/api/v1/customers", { name: "Replayed", slug: "replayed" }, "replay-1");
+    clock.advanceSeconds(5);
+    const again = await post("/api/v1/customers", { slug: "replayed", name: "Replayed" }, "replay-1"); // key order differs
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replay")).toBeNull();
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get("idempotent-replay")).toBe("true");
+    expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"));
+    expect(again.headers.get("request-id")).not.toBe(first.headers.get("request-id"));
+    expect(again.headers.get("x-ratelimit-remaining")).not.toBeNull();
+  });
+
+  test("a customer create retried with its key never answers slug_taken", async () => {
+    const first = await post("/api/v1/customers", { name: "Retry", slug: "retry-me" }, "slug-retry");
+    for (let i = 0; i < 3; i++) {
+      const retry = await post("/api/v1/customers", { name: "Retry", slug: "retry-me" }, "slug-retry");
+      expect(retry.status).toBe(201);
+      expect(retry.body.id).toBe(first.body.id);
+    }
+    expectError(await t.call("POST", "/api/v1/customers", { body: { name: "Retry", slug: "retry-me" } }), 409, "slug_taken", "slug");
+  });
+
+  test("the same key with a different request is 409 idempotency_key_reused", async () => {
+    await post("/api/v1/customers", { name: "One" }, "reuse-1");
+    expectError(await post("/api/v1/customers", { name: "Two" }, "reuse-1"), 409, "idempotency_key_reused");
+    expectError(await post(`/api/v1/customers/${customerId}/contacts`, { name: "One" }, "reuse-1"), 409, "idempotency_key_reused");
+  });
+
+  test("keys are scoped to the API key", async () => {
+    const a = await post("/api/v1/customers", { name: "Scoped" }, "scoped-1");
+    const b = await post("/api/v1/customers", { name: "Scoped" }, "scoped-1", t.keys.test);
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(a.body.id).not.toBe(b.body.id);
+  });
+
+  test("only successes are stored: after a 4xx the key can be used again", async () => {
+    expectError(await post("/api/v1/onboardings", { customer_id: "cus_missing" }, "after-404"), 404, "customer_not_found");
+    expectError(await post("/api/v1/onboardings", { customer_id: customerId, phase: "nope" }, "after-404"), 400, "invalid_enum_value");
+    const ok = await post("/api/v1/onboardings", { customer_id: customerId }, "after-404");
+    expect(ok.status).toBe(201);
+  });
+
+  test("a claim whose request is unfinished answers 409 in_use with Retry-After: 1, and replays once finished", async () => {
+    const body = { name: "Slow" };
+    const fingerprint = requestFingerprint("POST", "/api/v1/customers", body);
+    expect(t.idempotency.begin(t.keyIds.live, "slow-1", fingerprint).kind).toBe("claimed");
+    const busy = await post("/api/v1/customers", body, "slow-1");
+    expectError(busy, 409, "idempotency_key_in_use");
+    expect(busy.headers.get("retry-after")).toBe("1");
+    const stored = t.idempotency.execute(t.keyIds.live, "slow-1", 201, () => ({ object: "customer", finished: true }));
+    const replay = await post("/api/v1/customers", body, "slow-1");
+    expect(replay.text).toBe(stored);
+  });
+
+  test("a claim older than 60 s (a crashed request) is taken over", async () => {
+    const body = { name: "Crashed" };
+    t.idempotency.begin(t.keyIds.live, "crash-1", requestFingerprint("POST", "/api/v1/customers", body));
+    clock.advanceSeconds(59);
+    expectError(await post("/api/v1/customers", body, "crash-1"), 409, "idempotency_key_in_use");
+    clock.advanceSeconds(2);
+    const taken = await post("/api/v1/customers", body, "crash-1");
+    expect(taken.status).toBe(201);
+    expect((await post("/api/v1/customers", body, "crash-1")).body.id).toBe(taken.body.id);
+  });
+
+  test("a failure inside the handler stores nothing and leaves no record", async () => {
+    const before = count("customers");
+    const claims = count("idempotency_keys");
+    expect(() =>
+      t.idempotency.execute(t.keyIds.live, "boom-1", 201, () => {
+        t.db.$client.run("INSERT INTO outbox (org_id, queue, name, payload, created_at) VALUES ('o','records','x','{}',1)");
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    expect(count("customers")).toBe(before);
+    expect(count("idempotency_keys")).toBe(claims);
+    expect((t.db.$client.query("SELECT count(*) AS n FROM outbox WHERE name = 'x'").get() as { n: number }).n).toBe(0);
+  });
+
+  test("stored responses expire after 24 h and are purged", async () => {
+    await post("/api/v1/customers", { name: "Old" }, "expire-1");
+    clock.advanceSeconds(23 * 3600);
+    expectError(await post("/api/v1/customers", { name: "New" }, "expire-1"), 409, "idempotency_key_reused");
+    clock.advanceSeconds(3600 + 1);
+    expect((await post("/api/v1/customers", { name: "New" }, "expire-1")).status).toBe(201); // expired: a new key again
+    clock.advanceSeconds(24 * 3600 + 1);
+    expect(t.idempotency.purgeExpired()).toBeGreaterThan(0);
+    expect(count("idempotency_keys")).toBe(0);
+  });
+
+  test("the header must be 1 to 255 characters", async () => {
+    expectError(await post("/api/v1/customers", { name: "X" }, "k".repeat(256)), 400, "too_big", "Idempotency-Key");
+    expect((await post("/api/v1/customers", { name: "X" }, "k".repeat(255))).status).toBe(201);
+  });
+
+  test("canonical JSON ignores key order at every depth", () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
+  });
+});

@@ -1,0 +1,115 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Redis } from "ioredis";
+import { createApp } from "../../api/app.ts";
+import { DEFAULT_RATE_LIMITS } from "../../api/limits/request-limits.ts";
+import { systemClock } from "../../shared/clock.ts";
+import { createLogger } from "../../shared/logger.ts";
+import { createApiKey } from "../../shared/workspaces.ts";
+import { freePort } from "../../scripts/private-redis.ts";
+import { createTestApp, expectError, uniquePrefix, type TestApp } from "../support/test-app.ts";
+
+const opened: TestApp[] = [];
+afterAll(async () => {
+  for (const app of opened) await app.close();
+});
+
+async function appWithDefaultKey(options: Parameters<typeof createTestApp>[0] = {}) {
+  const t = await createTestApp(options);
+  opened.push(t);
+  const { key } = createApiKey(t.db, systemClock, { orgSlug: "acme", name: "default-tier", mode: "live", tier: "default" });
+  return { t, key };
+}
+
+describe("rate limits", () => {
+  test("a default key gets 60 requests a minute; the 61st is 429 with Retry-After", async () => {
+    const { t, key } = await appWithDefaultKey();
+    for (let i = 1; i <= 60; i++) {
+      const response = await t.call("GET", "/api/v1/me", { key });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("x-ratelimit-limit")).toBe("60");
+      expect(response.headers.get("x-ratelimit-remaining")).toBe(String(60 - i));
+      expect(Number(response.headers.get("x-ratelimit-reset"))).toBeGreaterThanOrEqual(0);
+    }
+    const refused = await t.call("GET", "/api/v1/customers", { key });
+    expectError(refused, 429, "rate_limited");
+    expect(refused.body.error.type).toBe("rate_limit_error");
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+
+    // A test key has its own bucket; a paid key's limit is 600.
+    const paid = await t.call("GET", "/api/v1/me", { key: t.keys.test });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get("x-ratelimit-limit")).toBe("600");
+  });
+
+  test("two API instances on one Redis share one bucket", async () => {
+    const prefix = uniquePrefix("shared");
+    const a = await appWithDefaultKey({ redisPrefix: prefix });
+    // The second instance serves the same database file and Redis: a second API process.
+    const redis = new Redis(process.env.TEST_REDIS_URL!, { enableOfflineQueue: false });
+    await new Promise((resolve) => redis.once("ready", resolve));
+    const second = createApp({ db: a.t.db, redis, clock: systemClock, logger: createLogger("silent"), publicUrl: "http://x", redisPrefix: prefix });
+    const viaSecond = (path: string) =>
+      second.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${a.key}` } }));
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      statuses.push((await a.t.call("GET", "/api/v1/me", { key: a.key })).status);
+      statuses.push((await viaSecond("/api/v1/me")).status);
+    }
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect((await viaSecond("/api/v1/me")).status).toBe(429);
+    expect((await a.t.call("GET", "/api/v1/me", { key: a.key })).status).toBe(429);
+    second.close();
+    redis.disconnect();
+  });
+
+  test("failed authentication is limited per client address", async () => {
+    const { t } = await appWithDefaultKey({ rateLimits: { ...DEFAULT_RATE_LIMITS, failedAuthPerAddress: 5 } });
+    for (let i = 0; i < 5; i++) {
+      expectError(await t.call("GET", "/api/v1/me", { key: `svc_${"g".repeat(39)}${i}` }), 401, "invalid_api_key");
+    }
+    const sixth = await t.call("GET", "/api/v1/me", { key: `svc_${"g".repeat(40)}` });
+    expectError(sixth, 429, "rate_limited");
+    expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // Blocked before the key is even looked at, so guessing cannot go on.
+    expectError(await t.call("GET", "/api/v1/me"), 429, "rate_limited");
+  });
+
+  test("with Redis unreachable the API keeps serving, limited per process, and readiness says so", async () => {
+    const lines: string[] = [];
+    const logger = createLogger("info", {}, (line) => lines.push(line));
+    const dead = new Redis(`redis://127.0.0.1:${await freePort()}`, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
+    dead.on("error", () => {});
+    const { t, key } = await appWithDefaultKey({ redis: dead, logger });
+    for (let i = 0; i < 60; i++) expect((await t.call("GET", "/api/v1/me", { key })).status).toBe(200);
+    expectError(await t.call("GET", "/api/v1/me", { key }), 429, "rate_limited");
+    const warnings = lines.filter((l) => l.includes("rate limits fall back to this process"));
+    expect(warnings).toHaveLength(1); // said once, not per request
+    const ready = await t.call("GET", "/api/v1/health/ready", { key: null });
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ checks: { redis: "error" }, rate_limiter: "per_process" });
+    dead.disconnect();
+  });
+});
+
+describe("key usage", () => {
+  test("request count, last-used time and address are kept without a write per request", async () => {
+    const { t, key } = await appWithDefaultKey();
+    const row = () => t.db.$client.query("SELECT request_count, last_used_at FROM api_keys WHERE name = 'default-tier'").get() as { request_count: number; last_used_at: number | null };
+    for (let i = 0; i < 3; i++) await t.call("GET", "/api/v1/me", { key });
+    expect(row().request_count).toBe(0); // buffered, not yet written
+    t.usage.flush();
+    expect(row().request_count).toBe(3);
+    expect(row().last_used_at).toBeGreaterThan(0);
+    await t.call("GET", "/api/v1/me", { key });
+    t.shutdownApp(); // shutdown writes what is buffered
+    expect(row().request_count).toBe(4);
+  });
+});
