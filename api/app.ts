@@ -5,6 +5,8 @@ import type { Db } from "../shared/db/client.ts";
 import { DomainError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
+import { closeQueues, createQueues } from "../shared/jobs/queues.ts";
+import { createActivityRecorder } from "./activity/activity-recorder.ts";
 import { createAuthenticator } from "./auth/authenticate.ts";
 import { createKeyUsage } from "./auth/key-usage.ts";
 import { createIdempotency } from "./idempotency/idempotency.ts";
@@ -24,6 +26,7 @@ import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
 import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
 import { createOrganizationStore } from "./organizations.store.ts";
 import { createOutboxWriter } from "./outbox/outbox.writer.ts";
+import { createRelay } from "./outbox/relay.ts";
 import { createSequences } from "./sequences.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -34,7 +37,7 @@ export interface AppInfrastructure {
   logger: Logger;
   /** Where the OpenAPI document says the API lives. */
   publicUrl: string;
-  /** Prefix of this app's Redis keys (rate-limit counters); one per deployment or test suite. */
+  /** Prefix of this app's Redis keys (queues, rate-limit counters); one per deployment or test suite. */
   redisPrefix: string;
   rateLimits?: RateLimitSettings;
 }
@@ -60,6 +63,9 @@ async function redisAnswers(redis: Redis): Promise<boolean> {
  */
 export function createApp(infra: AppInfrastructure) {
   const { db, clock, logger } = infra;
+  const queues = createQueues(infra.redis, infra.redisPrefix);
+  const relay = createRelay({ db, queues, clock, logger });
+  const outbox = createOutboxWriter(db, () => void relay.kick());
   const services: ServiceDeps = {
     db,
     clock,
@@ -68,7 +74,7 @@ export function createApp(infra: AppInfrastructure) {
     customers: createCustomerStore(db),
     contacts: createContactStore(db),
     onboardings: createOnboardingStore(db),
-    outbox: createOutboxWriter(db),
+    outbox,
   };
 
   let document: unknown;
@@ -95,6 +101,8 @@ export function createApp(infra: AppInfrastructure) {
   const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger });
   const usage = createKeyUsage(db, clock);
   const idempotency = createIdempotency(db, clock);
+  const activity = createActivityRecorder({ db, queues, outbox, logger, nowMicros: () => clock.nowMicros() });
+  relay.start();
   const timers = [
     setInterval(() => usage.flush(), USAGE_FLUSH_MS),
     setInterval(() => idempotency.purgeExpired(), IDEMPOTENCY_PURGE_MS),
@@ -132,7 +140,9 @@ export function createApp(infra: AppInfrastructure) {
     limits: createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS),
     usage,
     idempotency,
+    activity,
     logger,
+    nowMicros: () => clock.nowMicros(),
   });
 
   return {
@@ -142,10 +152,19 @@ export function createApp(infra: AppInfrastructure) {
     limiter,
     usage,
     idempotency,
-    /** Stops background work and writes what is still buffered; call after the server stops. */
-    close(): void {
+    queues,
+    relay,
+    activity,
+    /**
+     * Stops background work and hands over what is buffered (activity entries, outbox rows,
+     * key usage); call after the server has stopped taking requests.
+     */
+    async close(): Promise<void> {
       for (const timer of timers) clearInterval(timer);
+      await activity.drain();
+      await relay.stop();
       usage.flush();
+      await closeQueues(queues);
     },
   };
 }

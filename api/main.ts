@@ -28,8 +28,14 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info("api stopping", { signal });
-  await app.stop(); // lets in-flight requests finish
-  close(); // writes buffered key usage
+  // In-flight requests finish, then buffers drain; whatever is left after 10 s stays in
+  // the outbox (or is lost, for activity still in memory) and the process exits anyway.
+  const drained = (async () => {
+    await app.stop();
+    await close();
+  })();
+  const deadline = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 10_000).unref());
+  if ((await Promise.race([drained, deadline])) === "timeout") logger.warn("api drain timed out after 10 s");
   redis.disconnect();
   db.$client.close();
   process.exit(0);

@@ -23,7 +23,7 @@ export function createOrganization(db: Db, clock: Clock, input: { slug: string; 
     if (db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, input.slug)).get()) {
       throw new OperatorError(`A workspace with slug '${input.slug}' already exists.`);
     }
-    const row = { id: newId("org"), slug: input.slug, name, launchRecapEnabled: false, createdAt: clock.nowMicros() };
+    const row = { id: newId("org"), slug: input.slug, name, launchRecapEnabled: false, slackTokenEncrypted: null, createdAt: clock.nowMicros() };
     db.insert(organizations).values(row).run();
     return row;
   });

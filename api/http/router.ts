@@ -2,6 +2,7 @@ import type { Elysia } from "elysia";
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { DomainError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
+import type { ActivityRecorder } from "../activity/activity-recorder.ts";
 import type { Actor } from "../auth/actor.ts";
 import type { Authenticate } from "../auth/authenticate.ts";
 import type { KeyUsage } from "../auth/key-usage.ts";
@@ -18,7 +19,9 @@ export interface RouterDeps {
   limits: RequestLimits;
   usage: KeyUsage;
   idempotency: Idempotency;
+  activity: ActivityRecorder;
   logger: Logger;
+  nowMicros: () => number;
 }
 
 /** Routes without query parameters still refuse unknown ones. */
@@ -126,15 +129,30 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
           headers,
         );
       }
+      const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       deps.logger.info("request", {
         request_id: requestId,
         key_prefix: actor?.keyPrefix,
         method: route.method,
         route: route.path,
         status: response.status,
-        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        duration_ms: durationMs,
         address,
       });
+      if (actor) {
+        deps.activity.record({
+          request_id: requestId,
+          org_id: actor.orgId,
+          key_id: actor.keyId,
+          actor: actor.keyName,
+          method: route.method,
+          route: route.path,
+          status: response.status,
+          address: address === "unknown" ? null : address,
+          duration_ms: durationMs,
+          at: deps.nowMicros(),
+        });
+      }
       return response;
     };
     app.route(route.method, route.path, handle as never, { parse: "none" } as never);

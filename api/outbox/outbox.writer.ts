@@ -9,7 +9,7 @@ const p = sql.placeholder;
  * Writes a side effect as an outbox row. Call it inside the transaction that makes the
  * change, so the change and its effects commit (or roll back) together; the relay queues it.
  */
-export function createOutboxWriter(db: Db) {
+export function createOutboxWriter(db: Db, onWrite: () => void = () => {}) {
   const insert = db
     .insert(outbox)
     .values({ orgId: p("orgId"), queue: p("queue"), name: p("name"), payload: p("payload"), createdAt: p("createdAt") })
@@ -17,6 +17,8 @@ export function createOutboxWriter(db: Db) {
   return {
     add<Q extends QueueName, N extends JobName<Q>>(orgId: string, queue: Q, name: N, payload: JobPayload<Q, N>, now: number): void {
       insert.run({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now });
+      // Deferred to after the current (synchronous) transaction: the relay must read committed rows.
+      setImmediate(onWrite);
     },
   };
 }

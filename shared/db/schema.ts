@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { CustomerStatus, KeyMode, OnboardingState, Phase, RateLimitTier, SequencedKind } from "../domain.ts";
 
 // Every timestamp column holds integer microseconds since the epoch (see shared/clock.ts),
@@ -12,8 +12,24 @@ export const organizations = sqliteTable("organizations", {
   slug: text("slug").notNull().unique(),
   name: text("name").notNull(),
   launchRecapEnabled: integer("launch_recap_enabled", { mode: "boolean" }).notNull().default(false),
+  /** The workspace's Slack bot token, AES-256-GCM under a key derived from SECRET_KEY. */
+  slackTokenEncrypted: text("slack_token_encrypted"),
   createdAt: micros("created_at").notNull(),
 });
+
+/** People of a workspace; an onboarding's `csm_id` and the other assignees name them. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    slackUserId: text("slack_user_id"),
+    createdAt: micros("created_at").notNull(),
+  },
+  (t) => [index("users_org_idx").on(t.orgId, t.createdAt)],
+);
 
 export const apiKeys = sqliteTable(
   "api_keys",
@@ -142,6 +158,8 @@ export const onboardings = sqliteTable(
     index("onboardings_state_list_idx").on(t.orgId, t.state, t.createdAt).where(notDeleted),
     index("onboardings_phase_state_list_idx").on(t.orgId, t.phase, t.state, t.createdAt).where(notDeleted),
     index("onboardings_customer_list_idx").on(t.customerId, t.createdAt).where(notDeleted),
+    // The reminder scan reads only onboardings waiting on their customer.
+    index("onboardings_waiting_idx").on(t.waitingOnCustomerSince).where(sql`waiting_on_customer = 1 AND deleted_at IS NULL`),
   ],
 );
 
@@ -183,9 +201,122 @@ export const idempotencyKeys = sqliteTable(
   (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
 );
 
+// Records the worker writes. `source` is the job that wrote the row (`outbox-<id>` and the
+// like): its unique index makes every handler safe to run twice.
+
+export const timelineEvents = sqliteTable(
+  "timeline_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    source: text("source").notNull().unique(),
+    orgId: text("org_id").notNull(),
+    customerId: text("customer_id").notNull(),
+    onboardingId: text("onboarding_id"),
+    kind: text("kind").notNull(),
+    /** JSON details of the event (for a phase change: from, to). */
+    data: text("data").notNull(),
+    actor: text("actor").notNull(),
+    at: micros("at").notNull(),
+  },
+  (t) => [index("timeline_customer_idx").on(t.customerId, t.at)],
+);
+
+export const phaseTransitions = sqliteTable(
+  "phase_transitions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    source: text("source").notNull().unique(),
+    orgId: text("org_id").notNull(),
+    customerId: text("customer_id").notNull(),
+    onboardingId: text("onboarding_id").notNull(),
+    fromPhase: text("from_phase").notNull(),
+    toPhase: text("to_phase").notNull(),
+    at: micros("at").notNull(),
+    actor: text("actor").notNull(),
+    phaseEnteredAt: micros("phase_entered_at").notNull(),
+    slaSuspendedSeconds: real("sla_suspended_seconds").notNull(),
+  },
+  (t) => [index("phase_transitions_onboarding_idx").on(t.onboardingId, t.at)],
+);
+
+/** One entry per authenticated API call; the request id makes a re-delivered batch harmless. */
+export const activityEntries = sqliteTable(
+  "activity_entries",
+  {
+    requestId: text("request_id").primaryKey(),
+    orgId: text("org_id").notNull(),
+    keyId: text("key_id").notNull(),
+    actor: text("actor").notNull(),
+    method: text("method").notNull(),
+    route: text("route").notNull(),
+    status: integer("status").notNull(),
+    address: text("address"),
+    durationMs: real("duration_ms").notNull(),
+    at: micros("at").notNull(),
+  },
+  (t) => [index("activity_org_idx").on(t.orgId, t.at)],
+);
+
+export const calendarEntries = sqliteTable("calendar_entries", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  source: text("source").notNull().unique(),
+  orgId: text("org_id").notNull(),
+  customerId: text("customer_id").notNull(),
+  onboardingId: text("onboarding_id").notNull(),
+  kind: text("kind").notNull(),
+  title: text("title").notNull(),
+  at: micros("at").notNull(),
+});
+
+export const emailDrafts = sqliteTable("email_drafts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  source: text("source").notNull().unique(),
+  orgId: text("org_id").notNull(),
+  onboardingId: text("onboarding_id").notNull(),
+  toAddress: text("to_address").notNull(),
+  subject: text("subject").notNull(),
+  /** The whole RFC 5322 message as nodemailer's composer built it. */
+  raw: text("raw").notNull(),
+  createdAt: micros("created_at").notNull(),
+});
+
+export type DeliveryStatus = "sending" | "sent" | "skipped" | "failed";
+
+/** The outcome of every outbound job: what was attempted, for whom, and how it ended. */
+export const deliveries = sqliteTable(
+  "deliveries",
+  {
+    id: text("id").primaryKey(),
+    source: text("source").notNull().unique(),
+    orgId: text("org_id").notNull(),
+    onboardingId: text("onboarding_id").notNull(),
+    kind: text("kind").notNull(),
+    target: text("target"),
+    status: text("status").$type<DeliveryStatus>().notNull(),
+    detail: text("detail"),
+    attempts: integer("attempts").notNull(),
+    createdAt: micros("created_at").notNull(),
+    updatedAt: micros("updated_at").notNull(),
+  },
+  (t) => [index("deliveries_org_idx").on(t.orgId, t.createdAt), index("deliveries_onboarding_idx").on(t.onboardingId, t.createdAt)],
+);
+
+/** Reminder periods already queued, so each period of waiting sends at most one reminder. */
+export const reminderMarks = sqliteTable(
+  "reminder_marks",
+  {
+    onboardingId: text("onboarding_id").notNull(),
+    period: integer("period").notNull(),
+    queuedAt: micros("queued_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.onboardingId, t.period] })],
+);
+
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type CustomerRow = typeof customers.$inferSelect;
 export type ContactRow = typeof contacts.$inferSelect;
 export type OnboardingRow = typeof onboardings.$inferSelect;
 export type OutboxRow = typeof outbox.$inferInsert;
+export type UserRow = typeof users.$inferSelect;
+export type DeliveryRow = typeof deliveries.$inferSelect;

@@ -19,8 +19,34 @@ const phaseChange = {
   actor: Type.String(),
 };
 
+const activityEntry = Type.Object({
+  request_id: Type.String(),
+  org_id: Type.String(),
+  key_id: Type.String(),
+  actor: Type.String(),
+  method: Type.String(),
+  route: Type.String(),
+  status: Type.Integer(),
+  address: Type.Union([Type.String(), Type.Null()]),
+  duration_ms: Type.Number(),
+  at: when,
+});
+
+const reminder = {
+  org_id: Type.String(),
+  onboarding_id: Type.String(),
+  customer_id: Type.String(),
+  /** Which period of waiting this reminder is for (1 = the first `reminder_frequency_days`). */
+  period: Type.Integer({ minimum: 1 }),
+  at: when,
+};
+
 export const JOBS = {
   records: {
+    /** Activity entries of many API calls, batched by the API process. */
+    "activity.batch": Type.Object({ entries: Type.Array(activityEntry, { maxItems: 1000 }) }),
+    /** Finds onboardings due a reminder and queues them (run by a job scheduler). */
+    "reminders.scan": Type.Object({}),
     "timeline.phase_changed": Type.Object(phaseChange),
     "phase_transition.record": Type.Object({
       ...phaseChange,
@@ -53,6 +79,8 @@ export const JOBS = {
       actor: Type.String(),
       at: when,
     }),
+    "reminder.email": Type.Object(reminder),
+    "reminder.slack": Type.Object(reminder),
   },
 } as const satisfies Record<string, Record<string, TSchema>>;
 
@@ -62,3 +90,6 @@ export type JobName<Q extends QueueName> = keyof Catalog[Q] & string;
 /** Payload types, computed once per job so that generic callers stay cheap to check. */
 type Payloads = { [Q in QueueName]: { [N in keyof Catalog[Q]]: Catalog[Q][N] extends TSchema ? Static<Catalog[Q][N]> : never } };
 export type JobPayload<Q extends QueueName, N extends JobName<Q>> = Payloads[Q][N];
+
+export type ActivityEntry = Static<typeof activityEntry>;
+export const QUEUE_NAMES = Object.keys(JOBS) as QueueName[];

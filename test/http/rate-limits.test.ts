@@ -61,7 +61,7 @@ describe("rate limits", () => {
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect((await viaSecond("/api/v1/me")).status).toBe(429);
     expect((await a.t.call("GET", "/api/v1/me", { key: a.key })).status).toBe(429);
-    second.close();
+    await second.close();
     redis.disconnect();
   });
 
@@ -109,7 +109,7 @@ describe("key usage", () => {
     expect(row().request_count).toBe(3);
     expect(row().last_used_at).toBeGreaterThan(0);
     await t.call("GET", "/api/v1/me", { key });
-    t.shutdownApp(); // shutdown writes what is buffered
+    await t.shutdownApp(); // shutdown writes what is buffered
     expect(row().request_count).toBe(4);
   });
 });

@@ -123,7 +123,7 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; r
     /** The app's own shutdown (timers stopped, usage written), leaving the database open. */
     shutdownApp: built.close,
     async close() {
-      built.close();
+      await built.close();
       if (!options.redis) redis.disconnect();
       database.cleanup();
     },
