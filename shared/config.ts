@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError } from "./errors.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -10,6 +12,21 @@ export interface Config {
   redisUrl: string;
   logLevel: LogLevel;
   queuePrefix: string;
+  /** Where generated secrets, a private Redis's data and .eml files live. */
+  dataDir: string;
+  /** Encrypts workspace Slack tokens at rest; any string of at least 32 characters. */
+  secretKey: string | null;
+  /** Guards /metrics and /admin/queues. */
+  adminToken: string | null;
+  /** SMTP server for reminder e-mails; without it they are written as .eml files under dataDir/mail. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** Used for workspaces that have no Slack token of their own. */
+  slackBotToken: string | null;
+  /** Overrides Slack's Web API address (a loopback stand-in in tests). */
+  slackApiUrl: string | null;
+  workerConcurrency: { records: number; outbound: number };
+  reminderScanSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -46,6 +63,27 @@ function redisUrl(env: Env): string {
   return raw;
 }
 
+function positiveInt(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > max) throw new ConfigError(`${name} must be an integer from 1 to ${max} (got '${raw}').`);
+  return value;
+}
+
+function optionalUrl(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a URL (got '${raw}').`);
+  }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(" or ")} (got '${raw}').`);
+  return raw;
+}
+
 /** Reads and checks the environment once; every failure names the variable at fault. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
@@ -56,6 +94,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(queuePrefix)) {
     throw new ConfigError(`QUEUE_PREFIX must be 1-64 letters, digits, '_', '.' or '-' (got '${queuePrefix}').`);
   }
+  const secretKey = env.SECRET_KEY || null;
+  if (secretKey !== null && secretKey.length < 32) {
+    throw new ConfigError("SECRET_KEY must be at least 32 characters (npm start generates one under DATA_DIR when it is unset).");
+  }
+  const adminToken = env.ADMIN_TOKEN || null;
+  if (adminToken !== null && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN must be at least 16 characters.");
   return {
     port: port(env),
     host: env.HOST ?? "127.0.0.1",
@@ -63,13 +107,37 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: redisUrl(env),
     logLevel,
     queuePrefix,
+    dataDir: env.DATA_DIR || "./data",
+    secretKey,
+    adminToken,
+    smtpUrl: optionalUrl(env, "SMTP_URL", ["smtp:", "smtps:"]),
+    mailFrom: env.MAIL_FROM || "Customer Onboarding <onboarding@localhost>",
+    slackBotToken: env.SLACK_BOT_TOKEN || null,
+    slackApiUrl: optionalUrl(env, "SLACK_API_URL", ["http:", "https:"]),
+    workerConcurrency: {
+      records: positiveInt(env, "WORKER_CONCURRENCY_RECORDS", 4, 256),
+      outbound: positiveInt(env, "WORKER_CONCURRENCY_OUTBOUND", 8, 256),
+    },
+    reminderScanSeconds: positiveInt(env, "REMINDER_SCAN_SECONDS", 60, 86_400),
   };
+}
+
+/**
+ * SECRET_KEY and ADMIN_TOKEN, when not in the environment, come from DATA_DIR/secrets.json
+ * (written by `npm start` on first run), so every process of one installation agrees.
+ */
+export function withStoredSecrets(env: Env): Env {
+  if (env.SECRET_KEY && env.ADMIN_TOKEN) return env;
+  const file = join(env.DATA_DIR || "./data", "secrets.json");
+  if (!existsSync(file)) return env;
+  const stored = JSON.parse(readFileSync(file, "utf8")) as { SECRET_KEY?: string; ADMIN_TOKEN?: string };
+  return { ...env, SECRET_KEY: env.SECRET_KEY || stored.SECRET_KEY, ADMIN_TOKEN: env.ADMIN_TOKEN || stored.ADMIN_TOKEN };
 }
 
 /** For entry points: load the config or stop the process with the reason. */
 export function loadConfigOrExit(env: Env = process.env): Config {
   try {
-    return loadConfig(env);
+    return loadConfig(withStoredSecrets(env));
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}`);

@@ -2,7 +2,8 @@ import { asc, desc, eq } from "drizzle-orm";
 import { generateApiKey } from "./api-keys.ts";
 import type { Clock } from "./clock.ts";
 import { writeTransaction, type Db } from "./db/client.ts";
-import { apiKeys, organizations } from "./db/schema.ts";
+import { apiKeys, organizations, users } from "./db/schema.ts";
+import { encryptSecret } from "./secrets.ts";
 import { RATE_LIMIT_TIERS, type KeyMode, type RateLimitTier } from "./domain.ts";
 import { newId } from "./ids.ts";
 
@@ -74,4 +75,46 @@ export function revokeApiKey(db: Db, clock: Clock, keyId: string) {
   const revokedAt = clock.nowMicros();
   db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId)).run();
   return { ...key, revokedAt };
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** A person of the workspace: a CSM or another assignee an onboarding can name by id. */
+export function addUser(db: Db, clock: Clock, input: { orgSlug: string; name: string; email: string; slackUserId?: string | undefined }) {
+  const org = findOrganization(db, input.orgSlug);
+  const name = input.name.trim();
+  if (name === "" || name.length > 200) throw new OperatorError("--name must be 1 to 200 characters.");
+  if (!EMAIL.test(input.email)) throw new OperatorError(`--email must be an e-mail address (got '${input.email}').`);
+  if (input.slackUserId !== undefined && !/^[UW][A-Z0-9]{2,}$/.test(input.slackUserId)) {
+    throw new OperatorError(`--slack-user-id must look like a Slack member id such as U0123ABCD (got '${input.slackUserId}').`);
+  }
+  const row = { id: newId("usr"), orgId: org.id, name, email: input.email, slackUserId: input.slackUserId ?? null, createdAt: clock.nowMicros() };
+  db.insert(users).values(row).run();
+  return row;
+}
+
+export function listUsers(db: Db, orgSlug: string) {
+  const org = findOrganization(db, orgSlug);
+  return db.select().from(users).where(eq(users.orgId, org.id)).orderBy(asc(users.createdAt)).all();
+}
+
+/** Workspace settings: the Slack token (sealed with SECRET_KEY) and the launch-recap switch. */
+export function updateOrganization(
+  db: Db,
+  input: { slug: string; slackToken?: string | undefined; launchRecap?: boolean | undefined; secretKey: string | null },
+) {
+  const org = findOrganization(db, input.slug);
+  const changes: Partial<typeof organizations.$inferInsert> = {};
+  if (input.slackToken !== undefined) {
+    if (input.slackToken === "") {
+      changes.slackTokenEncrypted = null;
+    } else {
+      if (!input.secretKey) throw new OperatorError("SECRET_KEY is not set: it is needed to store a Slack token (npm start generates one under DATA_DIR).");
+      changes.slackTokenEncrypted = encryptSecret(input.secretKey, input.slackToken);
+    }
+  }
+  if (input.launchRecap !== undefined) changes.launchRecapEnabled = input.launchRecap;
+  if (Object.keys(changes).length === 0) throw new OperatorError("Nothing to update: give --slack-token and/or --launch-recap on|off.");
+  db.update(organizations).set(changes).where(eq(organizations.id, org.id)).run();
+  return { ...org, ...changes };
 }

@@ -1,22 +1,42 @@
 import { Redis } from "ioredis";
+import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
+import { openDatabase } from "../shared/db/client.ts";
 import { createLogger } from "../shared/logger.ts";
+import { createMailer } from "./mailer.ts";
+import { createWorker } from "./worker.ts";
 
-/**
- * The worker process. Until the job handlers land it only holds its Redis connection and
- * exits cleanly on SIGTERM, so `npm start` already runs the final process layout.
- */
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, { service: "worker" });
-// Workers wait for Redis instead of failing commands (BullMQ's requirement for workers).
-const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-redis.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
-logger.info("worker started", { queue_prefix: config.queuePrefix, handlers: 0 });
+const db = openDatabase(config.databasePath);
+// Workers wait out a Redis outage instead of failing commands (BullMQ's requirement).
+const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+connection.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
 
-const shutdown = (signal: string) => {
-  logger.info("worker stopping", { signal });
-  redis.disconnect();
+const worker = createWorker({
+  db,
+  connection,
+  prefix: config.queuePrefix,
+  clock: systemClock,
+  logger,
+  slack: { apiUrl: config.slackApiUrl, fallbackToken: config.slackBotToken, secretKey: config.secretKey },
+  mailer: createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }),
+  mailFrom: config.mailFrom,
+  concurrency: config.workerConcurrency,
+  reminderScanSeconds: config.reminderScanSeconds,
+});
+await worker.ready();
+logger.info("worker started", { queue_prefix: config.queuePrefix, concurrency: config.workerConcurrency, mail: config.smtpUrl ? "smtp" : "eml files" });
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info("worker stopping: finishing active jobs", { signal });
+  await worker.close(10_000);
+  connection.disconnect();
+  db.$client.close();
   process.exit(0);
-};
-process.on("SIGTERM", () => shutdown("SIGTERM"));
-process.on("SIGINT", () => shutdown("SIGINT"));
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -10,6 +10,15 @@ describe("configuration", () => {
       redisUrl: "redis://127.0.0.1:6379",
       logLevel: "info",
       queuePrefix: "bull",
+      dataDir: "./data",
+      secretKey: null,
+      adminToken: null,
+      smtpUrl: null,
+      mailFrom: "Customer Onboarding <onboarding@localhost>",
+      slackBotToken: null,
+      slackApiUrl: null,
+      workerConcurrency: { records: 4, outbound: 8 },
+      reminderScanSeconds: 60,
     });
   });
 
@@ -21,6 +30,10 @@ describe("configuration", () => {
     expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/^LOG_LEVEL/);
     expect(() => loadConfig({ DATABASE_URL: "file:" })).toThrow(/^DATABASE_URL/);
     expect(() => loadConfig({ QUEUE_PREFIX: "a b" })).toThrow(/^QUEUE_PREFIX/);
+    expect(() => loadConfig({ SECRET_KEY: "short" })).toThrow(/^SECRET_KEY/);
+    expect(() => loadConfig({ SMTP_URL: "mail.example" })).toThrow(/^SMTP_URL/);
+    expect(() => loadConfig({ SLACK_API_URL: "ftp://x" })).toThrow(/^SLACK_API_URL/);
+    expect(() => loadConfig({ WORKER_CONCURRENCY_OUTBOUND: "0" })).toThrow(/^WORKER_CONCURRENCY_OUTBOUND/);
   });
 
   test("DATABASE_URL takes file: URLs and :memory:", () => {

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { systemClock, type Clock } from "../../shared/clock.ts";
+import { silentLogger } from "../../shared/logger.ts";
+import { addUser } from "../../shared/workspaces.ts";
+import { createMailer } from "../../worker/mailer.ts";
+import { createWorker } from "../../worker/worker.ts";
+import { startSlackStandIn } from "./slack-stand-in.ts";
+import { startSmtpSink } from "./smtp-sink.ts";
+import { createTestApp, testRedisUrl, uniquePrefix } from "./test-app.ts";
+
+/** Polls until `check` returns a truthy value (or throws with what it last saw). */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) return last;
+    await Bun.sleep(25);
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+export interface HarnessOptions {
+  clock?: Clock;
+  redisUrl?: string;
+  lockDurationMs?: number;
+  startWorker?: boolean;
+}
+
+/**
+ * The API app and an in-process worker over one SQLite file and one Redis key prefix, with
+ * a loopback Slack stand-in and a real SMTP sink: every outbound effect is observable.
+ */
+export async function createSideEffectsHarness(options: HarnessOptions = {}) {
+  const clock = options.clock ?? systemClock;
+  const redisUrl = options.redisUrl ?? testRedisUrl();
+  const prefix = uniquePrefix("fx");
+  const slack = await startSlackStandIn({ users: ["UCSM1"] });
+  const smtp = await startSmtpSink();
+  const mailDir = mkdtempSync(join(tmpdir(), "onboarding-mail-"));
+  const apiRedis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  apiRedis.on("error", () => {});
+  await new Promise((resolve) => apiRedis.once("ready", resolve));
+  const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis });
+  const csm = addUser(t.db, systemClock, { orgSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" });
+  const noSlack = addUser(t.db, systemClock, { orgSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" });
+
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  connection.on("error", () => {});
+  const startWorker = () =>
+    createWorker({
+      db: t.db,
+      connection,
+      prefix,
+      clock,
+      logger: silentLogger,
+      slack: { apiUrl: slack.url, fallbackToken: slack.token, secretKey: null },
+      mailer: createMailer({ smtpUrl: smtp.url, dataDir: mailDir }),
+      mailFrom: "Onboarding <onboarding@test.example>",
+      concurrency: { records: 2, outbound: 2 },
+      reminderScanSeconds: null,
+      lockDurationMs: options.lockDurationMs,
+    });
+  const worker = options.startWorker === false ? null : startWorker();
+  await worker?.ready();
+
+  const query = <R>(sql: string, ...params: (string | number)[]) => t.db.$client.query(sql).all(...params) as R[];
+
+  return {
+    t,
+    clock,
+    prefix,
+    redisUrl,
+    slack,
+    smtp,
+    worker,
+    startWorker,
+    connection,
+    users: { csm: csm.id, noSlack: noSlack.id },
+    query,
+    deliveries: (onboardingId: string) =>
+      query<{ kind: string; status: string; detail: string; attempts: number; target: string | null }>(
+        "SELECT kind, status, detail, attempts, target FROM deliveries WHERE onboarding_id = ? ORDER BY kind",
+        onboardingId,
+      ),
+    /** Every outbox row handed to BullMQ and every job of both queues finished. */
+    settled: async () => {
+      const unrelayed = query<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL")[0]!.n;
+      if (unrelayed > 0) return false;
+      for (const queue of Object.values(t.queues)) {
+        const counts = await queue.getJobCounts("waiting", "active", "delayed", "prioritized", "waiting-children");
+        if (Object.values(counts).some((n) => n > 0)) return false;
+      }
+      return true;
+    },
+    async close() {
+      await worker?.close(2000);
+      await t.close();
+      connection.disconnect();
+      apiRedis.disconnect();
+      slack.stop();
+      await smtp.stop();
+      rmSync(mailDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type SideEffectsHarness = Awaited<ReturnType<typeof createSideEffectsHarness>>;

@@ -1,0 +1,89 @@
+/**
+ * A loopback HTTP server answering the few Slack Web API methods the worker calls, the way
+ * Slack answers them (HTTP 200 with `ok: false` and an error code on refusal). It records
+ * every posted message, knows which user ids exist, and can be told to fail or to hang.
+ */
+export interface PostedMessage {
+  channel: string;
+  text: string;
+  metadata: { event_type: string; event_payload: Record<string, unknown> } | undefined;
+  ts: string;
+}
+
+export async function startSlackStandIn(options: { token?: string; users?: string[] } = {}) {
+  const token = options.token ?? "xoxb-test-token";
+  const users = new Set(options.users ?? []);
+  const messages: PostedMessage[] = [];
+  const failures: { method: string; error: string; status?: number }[] = [];
+  let hang: { release: () => void; promise: Promise<void> } | null = null;
+  let posted: () => void = () => {};
+  let counter = 0;
+
+  const reply = (body: unknown, status = 200) => Response.json(body, { status });
+
+  async function params(request: Request): Promise<Record<string, unknown>> {
+    const type = request.headers.get("content-type") ?? "";
+    if (type.includes("application/json")) return (await request.json()) as Record<string, unknown>;
+    const form = new URLSearchParams(await request.text());
+    return Object.fromEntries([...form].map(([k, v]) => [k, /^[[{]/.test(v) ? JSON.parse(v) : v]));
+  }
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const method = new URL(request.url).pathname.replace(/^\/api\//, "");
+      const args = await params(request);
+      const given = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? args.token;
+      if (given !== token) return reply({ ok: false, error: "invalid_auth" });
+      const failure = failures.findIndex((f) => f.method === method);
+      if (failure >= 0) {
+        const [f] = failures.splice(failure, 1);
+        return reply({ ok: false, error: f!.error }, f!.status ?? 200);
+      }
+      switch (method) {
+        case "conversations.open": {
+          const user = String(args.users ?? "");
+          if (!users.has(user)) return reply({ ok: false, error: "user_not_found" });
+          return reply({ ok: true, channel: { id: `D${user}` } });
+        }
+        case "chat.postMessage": {
+          const message = { channel: String(args.channel), text: String(args.text), metadata: args.metadata as PostedMessage["metadata"], ts: `${Date.now()}.${++counter}` };
+          messages.push(message);
+          posted();
+          if (hang) await hang.promise; // Slack has the message; the caller never hears back
+          return reply({ ok: true, channel: message.channel, ts: message.ts });
+        }
+        case "conversations.history": {
+          const channel = String(args.channel);
+          return reply({ ok: true, messages: messages.filter((m) => m.channel === channel).reverse().map((m) => ({ type: "message", ...m })) });
+        }
+        default:
+          return reply({ ok: false, error: "unknown_method" });
+      }
+    },
+  });
+
+  return {
+    url: `http://127.0.0.1:${server.port}/api/`,
+    token,
+    messages,
+    addUser: (id: string) => users.add(id),
+    /** The next call of `method` answers with this Slack error (and HTTP status). */
+    failNext: (method: string, error: string, status?: number) => failures.push({ method, error, status }),
+    /** From now on chat.postMessage records the message but never answers. */
+    hangPosts(): void {
+      let release!: () => void;
+      hang = { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release() };
+    },
+    releaseHangs(): void {
+      hang?.release();
+      hang = null;
+    },
+    /** Resolves at the next posted message. */
+    nextPost: () => new Promise<void>((resolve) => (posted = resolve)),
+    stop: () => server.stop(true),
+  };
+}
+
+export type SlackStandIn = Awaited<ReturnType<typeof startSlackStandIn>>;

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../support/side-effects-harness.ts";
+
+let h: SideEffectsHarness;
+let customer: { id: string };
+beforeAll(async () => {
+  h = await createSideEffectsHarness();
+  h.t.db.$client.run("UPDATE organizations SET launch_recap_enabled = 1 WHERE slug = 'acme'");
+  customer = (await h.t.call("POST", "/api/v1/customers", { body: { name: "Globex" } })).body;
+  await h.t.call("POST", `/api/v1/customers/${customer.id}/contacts`, { body: { name: "Ada", email: "ada@globex.example", is_primary: true } });
+});
+afterAll(() => h.close());
+
+async function launch(key: string, csmId: string | null) {
+  const onboarding = (await h.t.call("POST", "/api/v1/onboardings", { key, body: { customer_id: customer.id, csm_id: csmId } })).body;
+  const patched = await h.t.call("PATCH", `/api/v1/onboardings/${onboarding.id}`, { key, body: { phase: "launch" } });
+  expect(patched.status).toBe(200);
+  await waitFor(() => h.settled(), "side effects to settle");
+  return onboarding.id as string;
+}
+
+describe("launch automations", () => {
+  test("a live key's launch sends exactly one DM, one calendar entry and one draft", async () => {
+    const id = await launch(h.t.keys.live, h.users.csm);
+    expect(h.slack.messages.filter((m) => m.text.includes("Globex"))).toHaveLength(1);
+    expect(h.slack.messages[0]!.channel).toBe("DUCSM1");
+    expect(h.query("SELECT kind, title FROM calendar_entries WHERE onboarding_id = ?", id)).toEqual([
+      { kind: "launch", title: expect.stringContaining("Launch: Globex") },
+    ]);
+    const drafts = h.query<{ to_address: string; raw: string }>("SELECT to_address, raw FROM email_drafts WHERE onboarding_id = ?", id);
+    expect(drafts).toHaveLength(1);
+    expect(drafts[0]!.to_address).toBe("ada@globex.example");
+    expect(drafts[0]!.raw).toContain("Subject: Launch recap: Globex");
+    expect(h.smtp.received).toHaveLength(0); // a draft is stored, never sent
+    expect(h.deliveries(id)).toEqual([
+      { kind: "launch.calendar_entry", status: "sent", detail: "calendar entry created", attempts: 1, target: customer.id },
+      { kind: "launch.recap_email", status: "sent", detail: "draft stored (not sent)", attempts: 1, target: "ada@globex.example" },
+      { kind: "launch.slack_dm", status: "sent", detail: "direct message posted", attempts: 1, target: "UCSM1" },
+    ]);
+  });
+
+  test("the phase change's timeline event and phase-transition record are written once", async () => {
+    const id = await launch(h.t.keys.live, null);
+    expect(h.query("SELECT kind, data, actor FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([
+      { kind: "phase_changed", data: '{"from":"before_getting_started","to":"launch"}', actor: "crm-sync" },
+    ]);
+    const transitions = h.query<{ from_phase: string; to_phase: string; actor: string; sla_suspended_seconds: number }>(
+      "SELECT from_phase, to_phase, actor, sla_suspended_seconds FROM phase_transitions WHERE onboarding_id = ?",
+      id,
+    );
+    expect(transitions).toEqual([{ from_phase: "before_getting_started", to_phase: "launch", actor: "crm-sync", sla_suspended_seconds: 0 }]);
+  });
+
+  test("a test key's launch queues nothing on the outbound queue", async () => {
+    const before = await h.t.queues.outbound.getJobCounts();
+    const id = await launch(h.t.keys.test, h.users.csm);
+    const after = await h.t.queues.outbound.getJobCounts();
+    expect(after).toEqual(before);
+    expect(await h.t.queues.outbound.getJobs(["waiting", "active", "delayed", "completed", "failed"])).not.toContainEqual(
+      expect.objectContaining({ data: expect.objectContaining({ onboarding_id: id }) }),
+    );
+    expect(h.deliveries(id)).toEqual([]);
+    // The records are still written, with the test key as actor.
+    expect(h.query("SELECT actor FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([{ actor: "ci-suite" }]);
+  });
+
+  test("no CSM is skipped; a CSM without Slack fails at once and is not retried", async () => {
+    const none = await launch(h.t.keys.live, null);
+    expect(h.deliveries(none).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "skipped", detail: "no CSM assigned", attempts: 1 });
+    const unlinked = await launch(h.t.keys.live, h.users.noSlack);
+    expect(h.deliveries(unlinked).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1, detail: expect.stringContaining("no Slack user id") });
+    const stranger = await launch(h.t.keys.live, "usr_not_in_this_workspace");
+    expect(h.deliveries(stranger).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1 });
+  });
+
+  test("an unknown Slack user fails permanently; a transient Slack error is retried", async () => {
+    h.t.db.$client.run("UPDATE users SET slack_user_id = 'UGONE' WHERE id = ?", [h.users.noSlack]);
+    const gone = await launch(h.t.keys.live, h.users.noSlack);
+    expect(h.deliveries(gone).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1, detail: "Slack refused: user_not_found" });
+
+    h.slack.failNext("chat.postMessage", "internal_error", 500);
+    const flaky = await launch(h.t.keys.live, h.users.csm);
+    await waitFor(() => h.deliveries(flaky).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the retried DM", 20_000);
+    expect(h.deliveries(flaky).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "sent", attempts: 2 });
+  });
+
+  test("a job that runs again writes nothing twice and sends nothing twice", async () => {
+    const id = await launch(h.t.keys.live, h.users.csm);
+    const sentBefore = h.slack.messages.length;
+    const rows = h.query<{ id: number }>("SELECT id FROM outbox WHERE payload LIKE ?", `%${id}%`);
+    // Forget the finished jobs in Redis and relay the same rows again: the same job ids run a second time.
+    for (const queue of Object.values(h.t.queues)) await queue.clean(0, 10_000, "completed");
+    h.t.db.$client.run(`UPDATE outbox SET relayed_at = NULL WHERE id IN (${rows.map((r) => r.id).join(",")})`);
+    await h.t.relay.kick();
+    await waitFor(() => h.settled(), "the second run");
+    expect(h.slack.messages.length).toBe(sentBefore);
+    expect(h.query("SELECT count(*) AS n FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
+    expect(h.query("SELECT count(*) AS n FROM calendar_entries WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
+    expect(h.query("SELECT count(*) AS n FROM email_drafts WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
+    expect(h.deliveries(id).every((d) => d.attempts === 1)).toBe(true);
+  });
+
+  test("every authenticated call leaves an activity entry", async () => {
+    const response = await h.t.call("GET", "/api/v1/me");
+    const requestId = response.headers.get("request-id")!;
+    await waitFor(() => h.query("SELECT 1 FROM activity_entries WHERE request_id = ?", requestId).length === 1, "the activity entry");
+    expect(h.query("SELECT actor, method, route, status FROM activity_entries WHERE request_id = ?", requestId)).toEqual([
+      { actor: "crm-sync", method: "GET", route: "/api/v1/me", status: 200 },
+    ]);
+  });
+});

@@ -1,0 +1,68 @@
+import { UnrecoverableError, type Job } from "bullmq";
+import type { Clock } from "../shared/clock.ts";
+import type { Db } from "../shared/db/client.ts";
+import type { DeliveryRow } from "../shared/db/schema.ts";
+import { newId } from "../shared/ids.ts";
+import { PermanentFailure } from "./failures.ts";
+
+export interface DeliveryOutcome {
+  status: "sent" | "skipped";
+  detail: string;
+  target?: string | null;
+}
+
+export interface DeliveryAttempt {
+  deliveryId: string;
+  /** An earlier attempt got as far as sending: look for its effect before sending again. */
+  mayHaveSent: boolean;
+}
+
+/**
+ * Every outbound job runs through here. The delivery row, keyed by the job id, records the
+ * outcome (sent, skipped with a reason, failed with the error) and the attempts; a job that
+ * already reached an outcome does nothing when it runs again, so a retried job never sends
+ * twice what it already sent.
+ */
+export function createDeliveries(db: Db, clock: Clock) {
+  const sqlite = db.$client;
+  const find = sqlite.prepare<DeliveryRow, { source: string }>(
+    `SELECT id, source, org_id AS orgId, onboarding_id AS onboardingId, kind, target, status, detail, attempts,
+            created_at AS createdAt, updated_at AS updatedAt FROM deliveries WHERE source = $source`,
+  );
+  const insert = sqlite.prepare(
+    `INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at)
+     VALUES ($id, $source, $orgId, $onboardingId, $kind, $target, 'sending', NULL, 0, $now, $now) ON CONFLICT(source) DO NOTHING`,
+  );
+  const startAttempt = sqlite.prepare("UPDATE deliveries SET attempts = attempts + 1, updated_at = $now WHERE id = $id");
+  const finish = sqlite.prepare(
+    "UPDATE deliveries SET status = $status, detail = $detail, target = coalesce($target, target), updated_at = $now WHERE id = $id",
+  );
+
+  return {
+    async run(
+      job: Job,
+      meta: { orgId: string; onboardingId: string; kind: string; target: string | null },
+      perform: (attempt: DeliveryAttempt) => Promise<DeliveryOutcome>,
+    ): Promise<DeliveryOutcome | null> {
+      const source = job.id!;
+      const now = clock.nowMicros();
+      insert.run({ id: newId("dlv"), source, ...meta, now });
+      const row = find.get({ source })!;
+      if (row.status !== "sending") return null; // an earlier run reached an outcome
+      startAttempt.run({ id: row.id, now });
+      try {
+        const outcome = await perform({ deliveryId: row.id, mayHaveSent: row.attempts > 0 });
+        finish.run({ id: row.id, status: outcome.status, detail: outcome.detail, target: outcome.target ?? null, now: clock.nowMicros() });
+        return outcome;
+      } catch (error) {
+        const permanent = error instanceof PermanentFailure;
+        const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        const message = (error as Error).message;
+        finish.run({ id: row.id, status: permanent || lastAttempt ? "failed" : "sending", detail: message, target: null, now: clock.nowMicros() });
+        throw permanent ? new UnrecoverableError(message) : error;
+      }
+    },
+  };
+}
+
+export type Deliveries = ReturnType<typeof createDeliveries>;

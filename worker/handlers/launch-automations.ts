@@ -1,0 +1,95 @@
+import type { Clock } from "../../shared/clock.ts";
+import type { Db } from "../../shared/db/client.ts";
+import type { Deliveries } from "../deliveries.ts";
+import { PermanentFailure } from "../failures.ts";
+import type { Lookups } from "../lookups.ts";
+import { composeMessage } from "../mailer.ts";
+import type { SlackGateway } from "../slack.ts";
+import type { QueueHandlers } from "./types.ts";
+
+export interface OutboundDeps {
+  db: Db;
+  clock: Clock;
+  deliveries: Deliveries;
+  lookups: Lookups;
+  slack: SlackGateway;
+  mailFrom: string;
+}
+
+/** The Slack user id of an onboarding's CSM, or why there is none. */
+export function csmSlackUser(lookups: Lookups, orgId: string, csmId: string): string {
+  const user = lookups.user(orgId, csmId);
+  if (!user) throw new PermanentFailure(`CSM '${csmId}' is not a user of this workspace`);
+  if (!user.slackUserId) throw new PermanentFailure(`CSM ${user.name} (${csmId}) has no Slack user id`);
+  return user.slackUserId;
+}
+
+/**
+ * What happens when an onboarding enters `launch` by a live key: a Slack DM to the CSM, a
+ * launch entry on the customer's calendar and, where the workspace enabled it, a drafted
+ * launch-recap e-mail to the primary contact (stored, not sent).
+ */
+export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound">, "launch.slack_dm" | "launch.calendar_entry" | "launch.recap_email"> {
+  const { deliveries, lookups, slack } = deps;
+  const calendar = deps.db.$client.prepare(
+    `INSERT INTO calendar_entries (source, org_id, customer_id, onboarding_id, kind, title, at)
+     VALUES ($source, $orgId, $customerId, $onboardingId, 'launch', $title, $at) ON CONFLICT(source) DO NOTHING`,
+  );
+  const draft = deps.db.$client.prepare(
+    `INSERT INTO email_drafts (source, org_id, onboarding_id, to_address, subject, raw, created_at)
+     VALUES ($source, $orgId, $onboardingId, $to, $subject, $raw, $now) ON CONFLICT(source) DO NOTHING`,
+  );
+  const context = (onboardingId: string) => {
+    const found = lookups.onboarding(onboardingId);
+    if (!found) throw new PermanentFailure(`onboarding ${onboardingId} does not exist`);
+    return found;
+  };
+
+  return {
+    "launch.slack_dm": (p, job) =>
+      deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "launch.slack_dm", target: p.csm_id }, async (attempt) => {
+        if (p.csm_id === null) return { status: "skipped", detail: "no CSM assigned" };
+        const slackUserId = csmSlackUser(lookups, p.org_id, p.csm_id);
+        const onboarding = context(p.onboarding_id);
+        const result = await slack.directMessage({
+          orgId: p.org_id,
+          slackUserId,
+          text: `:rocket: ${onboarding.customerName} is live: onboarding #${onboarding.displayId} entered launch (by ${p.actor}).`,
+          deliveryId: attempt.deliveryId,
+          mayHaveSent: attempt.mayHaveSent,
+        });
+        return { status: "sent", detail: result === "found" ? "posted by an earlier attempt" : "direct message posted", target: slackUserId };
+      }),
+
+    "launch.calendar_entry": (p, job) =>
+      deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "launch.calendar_entry", target: p.customer_id }, async () => {
+        const onboarding = context(p.onboarding_id);
+        calendar.run({
+          source: job.id!,
+          orgId: p.org_id,
+          customerId: p.customer_id,
+          onboardingId: p.onboarding_id,
+          title: `Launch: ${onboarding.customerName} (onboarding #${onboarding.displayId})`,
+          at: p.at,
+        });
+        return { status: "sent", detail: "calendar entry created" };
+      }),
+
+    "launch.recap_email": (p, job) =>
+      deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "launch.recap_email", target: null }, async () => {
+        const contact = lookups.primaryContact(p.customer_id);
+        if (!contact?.email) return { status: "skipped", detail: "the customer has no primary contact with an e-mail address" };
+        const onboarding = context(p.onboarding_id);
+        const subject = `Launch recap: ${onboarding.customerName}`;
+        const raw = await composeMessage({
+          from: deps.mailFrom,
+          to: { name: contact.name, address: contact.email },
+          subject,
+          text: `Hello ${contact.name},\n\n${onboarding.customerName} is live. Here is a recap of the onboarding (#${onboarding.displayId}) so far.\n\n`,
+          headers: { "X-Onboarding-Id": p.onboarding_id },
+        });
+        draft.run({ source: job.id!, orgId: p.org_id, onboardingId: p.onboarding_id, to: contact.email, subject, raw, now: deps.clock.nowMicros() });
+        return { status: "sent", detail: "draft stored (not sent)", target: contact.email };
+      }),
+  };
+}

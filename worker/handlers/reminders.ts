@@ -1,0 +1,104 @@
+import { writeTransaction } from "../../shared/db/client.ts";
+import { enqueue, type Queues } from "../../shared/jobs/queues.ts";
+import type { Mailer } from "../mailer.ts";
+import { csmSlackUser, type OutboundDeps } from "./launch-automations.ts";
+import type { QueueHandlers } from "./types.ts";
+
+const DAY_MICROS = 86_400 * 1_000_000;
+
+interface Waiting {
+  id: string;
+  orgId: string;
+  customerId: string;
+  csmId: string | null;
+  since: number;
+  frequencyDays: number;
+  email: number;
+  slack: number;
+}
+
+/**
+ * Reminders while an onboarding waits on its customer: one per `reminder_frequency_days`
+ * of waiting (period 1 after the first interval), by e-mail to the primary contact and by
+ * Slack to the CSM, as the onboarding's flags say. Records last changed by a test key get
+ * none. A period is marked once its jobs are queued; the jobs' ids are deterministic, so a
+ * scan that crashes between queueing and marking queues nothing twice.
+ */
+export function createReminderScan(deps: Pick<OutboundDeps, "db" | "clock">, queues: Queues) {
+  const sqlite = deps.db.$client;
+  const waiting = sqlite.prepare<Waiting, []>(
+    `SELECT id, org_id AS orgId, customer_id AS customerId, csm_id AS csmId, waiting_on_customer_since AS since,
+            reminder_frequency_days AS frequencyDays, reminder_email AS email, reminder_slack AS slack
+     FROM onboardings
+     WHERE waiting_on_customer = 1 AND deleted_at IS NULL AND waiting_on_customer_since IS NOT NULL
+       AND last_changed_mode = 'live' AND (reminder_email = 1 OR reminder_slack = 1)`,
+  );
+  const marked = sqlite.prepare<{ n: number }, { onboardingId: string; period: number }>(
+    "SELECT count(*) AS n FROM reminder_marks WHERE onboarding_id = $onboardingId AND period = $period",
+  );
+  const mark = sqlite.prepare(
+    "INSERT INTO reminder_marks (onboarding_id, period, queued_at) VALUES ($onboardingId, $period, $now) ON CONFLICT DO NOTHING",
+  );
+
+  return async function scan(): Promise<{ queued: number }> {
+    const now = deps.clock.nowMicros();
+    const due = waiting
+      .all()
+      .map((o) => ({ ...o, period: Math.floor((now - o.since) / (o.frequencyDays * DAY_MICROS)) }))
+      .filter((o) => o.period >= 1 && marked.get({ onboardingId: o.id, period: o.period })!.n === 0);
+    const payload = (o: (typeof due)[number]) => ({ org_id: o.orgId, onboarding_id: o.id, customer_id: o.customerId, period: o.period, at: now });
+    await enqueue(queues, "outbound", [
+      ...due.filter((o) => o.email).map((o) => ({ name: "reminder.email" as const, data: payload(o), jobId: `reminder-email-${o.id}-${o.period}` })),
+      ...due.filter((o) => o.slack).map((o) => ({ name: "reminder.slack" as const, data: payload(o), jobId: `reminder-slack-${o.id}-${o.period}` })),
+    ]);
+    writeTransaction(deps.db, () => {
+      for (const o of due) mark.run({ onboardingId: o.id, period: o.period, now });
+    });
+    return { queued: due.length };
+  };
+}
+
+export function reminderHandlers(deps: OutboundDeps & { mailer: Mailer }): Pick<QueueHandlers<"outbound">, "reminder.email" | "reminder.slack"> {
+  const { deliveries, lookups } = deps;
+  const stillWaiting = (onboardingId: string) => {
+    const onboarding = lookups.onboarding(onboardingId);
+    return onboarding && !onboarding.deleted && onboarding.waitingOnCustomer && onboarding.lastChangedMode === "live" ? onboarding : null;
+  };
+  const csmOf = deps.db.$client.prepare<{ csmId: string | null }, { id: string }>("SELECT csm_id AS csmId FROM onboardings WHERE id = $id");
+
+  return {
+    "reminder.email": (p, job) =>
+      deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "reminder.email", target: null }, async (attempt) => {
+        const onboarding = stillWaiting(p.onboarding_id);
+        if (!onboarding) return { status: "skipped", detail: "no longer waiting on the customer" };
+        const contact = lookups.primaryContact(p.customer_id);
+        if (!contact?.email) return { status: "skipped", detail: "the customer has no primary contact with an e-mail address" };
+        const detail = await deps.mailer.send({
+          from: deps.mailFrom,
+          to: { name: contact.name, address: contact.email },
+          subject: `Reminder: ${onboarding.customerName} onboarding is waiting on you`,
+          text: `Hello ${contact.name},\n\nYour onboarding (#${onboarding.displayId}) is waiting on a reply from your side.\n`,
+          // The same id on every attempt lets a receiving server discard a duplicate.
+          messageId: `<${attempt.deliveryId}@customer-onboarding>`,
+        });
+        return { status: "sent", detail, target: contact.email };
+      }),
+
+    "reminder.slack": (p, job) =>
+      deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "reminder.slack", target: null }, async (attempt) => {
+        const onboarding = stillWaiting(p.onboarding_id);
+        if (!onboarding) return { status: "skipped", detail: "no longer waiting on the customer" };
+        const csmId = csmOf.get({ id: p.onboarding_id })?.csmId ?? null;
+        if (csmId === null) return { status: "skipped", detail: "no CSM assigned" };
+        const slackUserId = csmSlackUser(lookups, p.org_id, csmId);
+        const result = await deps.slack.directMessage({
+          orgId: p.org_id,
+          slackUserId,
+          text: `:hourglass: ${onboarding.customerName} (onboarding #${onboarding.displayId}) has been waiting on the customer for ${p.period} reminder period(s).`,
+          deliveryId: attempt.deliveryId,
+          mayHaveSent: attempt.mayHaveSent,
+        });
+        return { status: "sent", detail: result === "found" ? "posted by an earlier attempt" : "direct message posted", target: slackUserId };
+      }),
+  };
+}

@@ -1,0 +1,118 @@
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import type { TSchema } from "@sinclair/typebox";
+import type { Clock } from "../shared/clock.ts";
+import type { Db } from "../shared/db/client.ts";
+import { JOBS, type QueueName } from "../shared/jobs/catalog.ts";
+import { closeQueues, createQueues } from "../shared/jobs/queues.ts";
+import type { Logger } from "../shared/logger.ts";
+import { createDeliveries } from "./deliveries.ts";
+import { launchHandlers } from "./handlers/launch-automations.ts";
+import { recordHandlers } from "./handlers/records.ts";
+import { createReminderScan, reminderHandlers } from "./handlers/reminders.ts";
+import type { QueueHandlers } from "./handlers/types.ts";
+import { createLookups } from "./lookups.ts";
+import type { Mailer } from "./mailer.ts";
+import { createSlackGateway, type SlackSettings } from "./slack.ts";
+
+export interface WorkerInfrastructure {
+  db: Db;
+  /** Workers block on Redis: this connection must have `maxRetriesPerRequest: null`. */
+  connection: Redis;
+  prefix: string;
+  clock: Clock;
+  logger: Logger;
+  slack: SlackSettings;
+  mailer: Mailer;
+  mailFrom: string;
+  concurrency: { records: number; outbound: number };
+  /** Seconds between reminder scans; null runs no scheduler (another worker does, or a test calls `scanReminders`). */
+  reminderScanSeconds: number | null;
+  /** How long a job may run before BullMQ deems its worker dead and hands the job to another. */
+  lockDurationMs?: number;
+}
+
+const validators = Object.fromEntries(
+  Object.entries(JOBS).flatMap(([queue, jobs]) =>
+    Object.entries(jobs).map(([name, schema]) => [`${queue}/${name}`, TypeCompiler.Compile(schema as TSchema)]),
+  ),
+);
+
+/**
+ * The worker process's composition root: one BullMQ worker per queue, each dispatching to
+ * the handler map typed from the job catalog. A payload that does not match its schema, or
+ * a job name the catalog does not know, fails at once without retries.
+ */
+export function createWorker(infra: WorkerInfrastructure) {
+  const { db, clock, logger } = infra;
+  const queues = createQueues(infra.connection, infra.prefix);
+  const deliveries = createDeliveries(db, clock);
+  const lookups = createLookups(db);
+  const slack = createSlackGateway(db, infra.slack);
+  const outboundDeps = { db, clock, deliveries, lookups, slack, mailFrom: infra.mailFrom };
+  const scanReminders = createReminderScan({ db, clock }, queues);
+
+  const handlers: { [Q in QueueName]: QueueHandlers<Q> } = {
+    records: recordHandlers(db, scanReminders),
+    outbound: { ...launchHandlers(outboundDeps), ...reminderHandlers({ ...outboundDeps, mailer: infra.mailer }) },
+  };
+
+  const process = (queue: QueueName) => async (job: Job) => {
+    const validate = validators[`${queue}/${job.name}`];
+    const handler = (handlers[queue] as Record<string, (payload: unknown, job: Job) => Promise<unknown>>)[job.name];
+    if (!validate || !handler) throw new UnrecoverableError(`unknown job '${job.name}' on queue '${queue}'`);
+    if (!validate.Check(job.data)) {
+      const first = validate.Errors(job.data).First();
+      throw new UnrecoverableError(`invalid payload for ${job.name}: ${first?.path} ${first?.message}`);
+    }
+    return handler(job.data, job);
+  };
+
+  const workers = (Object.keys(handlers) as QueueName[]).map((queue) => {
+    const worker = new Worker(queue, process(queue), {
+      connection: infra.connection,
+      prefix: infra.prefix,
+      concurrency: infra.concurrency[queue],
+      ...(infra.lockDurationMs ? { lockDuration: infra.lockDurationMs, stalledInterval: infra.lockDurationMs } : {}),
+    });
+    worker.on("error", (error) => logger.error("worker error", { queue, error: error.message }));
+    worker.on("failed", (job, error) =>
+      logger.warn("job failed", { queue, job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, error: error.message }),
+    );
+    return worker;
+  });
+
+  const scheduled =
+    infra.reminderScanSeconds === null
+      ? Promise.resolve()
+      : queues.records
+          .upsertJobScheduler("reminders-scan", { every: infra.reminderScanSeconds * 1000 }, { name: "reminders.scan", data: {} })
+          .then(() => undefined);
+
+  return {
+    workers,
+    queues,
+    scanReminders,
+    ready: async () => {
+      await scheduled;
+      await Promise.all(workers.map((w) => w.waitUntilReady()));
+    },
+    /** Lets active jobs finish (up to `graceMs`), then closes; unfinished jobs go back to the queue. */
+    async close(graceMs = 10_000): Promise<void> {
+      const graceful = Promise.all(workers.map((w) => w.close()));
+      const timedOut = await Promise.race([
+        graceful.then(() => false),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
+      ]);
+      if (timedOut) {
+        logger.warn("worker drain timed out: closing with jobs still active", { grace_ms: graceMs });
+        await Promise.all(workers.map((w) => w.close(true)));
+      }
+      await closeQueues(queues);
+      infra.mailer.close();
+    },
+  };
+}
+
+export type OnboardingWorker = ReturnType<typeof createWorker>;
