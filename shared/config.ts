@@ -26,6 +26,8 @@ export interface Config {
   /** Overrides Slack's Web API address (a loopback stand-in in tests). */
   slackApiUrl: string | null;
   workerConcurrency: { records: number; outbound: number };
+  /** How long a job's lock lasts: a worker dead for this long has its jobs handed to another. */
+  workerLockSeconds: number;
   reminderScanSeconds: number;
 }
 
@@ -118,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
       records: positiveInt(env, "WORKER_CONCURRENCY_RECORDS", 4, 256),
       outbound: positiveInt(env, "WORKER_CONCURRENCY_OUTBOUND", 8, 256),
     },
+    workerLockSeconds: positiveInt(env, "WORKER_LOCK_SECONDS", 30, 3600),
     reminderScanSeconds: positiveInt(env, "REMINDER_SCAN_SECONDS", 60, 86_400),
   };
 }

@@ -24,6 +24,7 @@ const worker = createWorker({
   mailFrom: config.mailFrom,
   concurrency: config.workerConcurrency,
   reminderScanSeconds: config.reminderScanSeconds,
+  lockDurationMs: config.workerLockSeconds * 1000,
 });
 await worker.ready();
 logger.info("worker started", { queue_prefix: config.queuePrefix, concurrency: config.workerConcurrency, mail: config.smtpUrl ? "smtp" : "eml files" });

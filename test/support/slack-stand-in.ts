@@ -16,6 +16,7 @@ export async function startSlackStandIn(options: { token?: string; users?: strin
   const messages: PostedMessage[] = [];
   const failures: { method: string; error: string; status?: number }[] = [];
   let hang: { release: () => void; promise: Promise<void> } | null = null;
+  let postDelayMs = 0;
   let posted: () => void = () => {};
   let counter = 0;
 
@@ -52,6 +53,7 @@ export async function startSlackStandIn(options: { token?: string; users?: strin
           messages.push(message);
           posted();
           if (hang) await hang.promise; // Slack has the message; the caller never hears back
+          if (postDelayMs) await Bun.sleep(postDelayMs);
           return reply({ ok: true, channel: message.channel, ts: message.ts });
         }
         case "conversations.history": {
@@ -75,6 +77,10 @@ export async function startSlackStandIn(options: { token?: string; users?: strin
     hangPosts(): void {
       let release!: () => void;
       hang = { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release() };
+    },
+    /** chat.postMessage records at once but answers only after `ms`. */
+    delayPosts(ms: number): void {
+      postDelayMs = ms;
     },
     releaseHangs(): void {
       hang?.release();

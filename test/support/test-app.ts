@@ -115,6 +115,7 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; r
   return {
     ...built,
     db,
+    dbPath: database.path,
     redis,
     clock,
     keys: { live: live.key, test: test.key, revoked: revoked.key, other: other.key },

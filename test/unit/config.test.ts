@@ -18,6 +18,7 @@ describe("configuration", () => {
       slackBotToken: null,
       slackApiUrl: null,
       workerConcurrency: { records: 4, outbound: 8 },
+      workerLockSeconds: 30,
       reminderScanSeconds: 60,
     });
   });

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { startPrivateRedis } from "../../scripts/private-redis.ts";
+import { exitWithin, startProcess } from "../support/processes.ts";
+import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../support/side-effects-harness.ts";
+
+let h: SideEffectsHarness | undefined;
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function launchable(harness: SideEffectsHarness) {
+  const customer = (await harness.t.call("POST", "/api/v1/customers", { body: { name: "Initech" } })).body;
+  return async () => {
+    const onboarding = (await harness.t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer.id, csm_id: harness.users.csm } })).body;
+    const patched = await harness.t.call("PATCH", `/api/v1/onboardings/${onboarding.id}`, { body: { phase: "launch" } });
+    expect(patched.status).toBe(200);
+    return onboarding.id as string;
+  };
+}
+
+const workerEnv = (harness: SideEffectsHarness, extra: Record<string, string> = {}) => ({
+  DATABASE_URL: `file:${harness.t.dbPath}`,
+  REDIS_URL: harness.redisUrl,
+  QUEUE_PREFIX: harness.prefix,
+  SLACK_API_URL: harness.slack.url,
+  SLACK_BOT_TOKEN: harness.slack.token,
+  SMTP_URL: harness.smtp.url,
+  ...extra,
+});
+
+describe("crashes and outages", () => {
+  test("a worker killed with SIGKILL mid-DM: the job is retried elsewhere and the DM is still sent once", async () => {
+    h = await createSideEffectsHarness({ startWorker: false, lockDurationMs: 1000 });
+    const launch = await launchable(h);
+    h.slack.hangPosts();
+    const child = startProcess("worker/main.ts", workerEnv(h, { WORKER_LOCK_SECONDS: "1", REMINDER_SCAN_SECONDS: "3600" }));
+    cleanups.push(() => child.kill("SIGKILL"));
+    const posted = h.slack.nextPost();
+    const id = await launch();
+    await posted; // Slack has the message; the worker is waiting for the answer
+    child.kill("SIGKILL");
+    await child.exited;
+    h.slack.releaseHangs();
+
+    const rescuer = h.startWorker();
+    cleanups.push(() => rescuer.close(2000));
+    await waitFor(() => h!.deliveries(id).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the rescued DM", 20_000);
+    expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(1);
+    expect(h.deliveries(id).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ attempts: 2, detail: "posted by an earlier attempt" });
+  });
+
+  test("Redis stopped while phase changes are made, then started: every record and automation arrives once", async () => {
+    const redis = await startPrivateRedis();
+    let restarted: Awaited<ReturnType<typeof startPrivateRedis>> | undefined;
+    cleanups.push(async () => {
+      await restarted?.stop();
+      await redis.stop().catch(() => {});
+    });
+    h = await createSideEffectsHarness({ redisUrl: redis.url });
+    const launch = await launchable(h);
+    const before = await launch();
+    await waitFor(() => h!.settled(), "the first launch");
+
+    await redis.stop();
+    const during = [await launch(), await launch()];
+    const me = await h.t.call("GET", "/api/v1/me"); // served without Redis
+    expect(me.status).toBe(200);
+    await Bun.sleep(200); // the activity batch spills to the outbox
+    expect(h.query<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL")[0]!.n).toBeGreaterThan(0);
+
+    restarted = await startPrivateRedis({ port: redis.port });
+    await waitFor(() => h!.settled(), "delivery after Redis returns", 30_000);
+    await waitFor(
+      () => during.every((id) => h!.deliveries(id).filter((d) => d.status === "sent").length === 2),
+      "the automations made during the outage",
+      30_000,
+    );
+
+    for (const id of [before, ...during]) {
+      expect(h.query("SELECT count(*) AS n FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
+      expect(h.query("SELECT count(*) AS n FROM phase_transitions WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
+      expect(h.query("SELECT count(*) AS n FROM calendar_entries WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
+    }
+    expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(3);
+    const requestId = me.headers.get("request-id")!;
+    await waitFor(() => h!.query("SELECT 1 FROM activity_entries WHERE request_id = ?", requestId).length === 1, "the outage's activity entry");
+  });
+
+  test("SIGTERM lets the worker finish its active job before it exits", async () => {
+    h = await createSideEffectsHarness({ startWorker: false });
+    const launch = await launchable(h);
+    h.slack.delayPosts(1500);
+    const child = startProcess("worker/main.ts", workerEnv(h, { REMINDER_SCAN_SECONDS: "3600" }));
+    cleanups.push(() => child.kill("SIGKILL"));
+    const posted = h.slack.nextPost();
+    const id = await launch();
+    await posted;
+    child.kill("SIGTERM");
+    expect(await exitWithin(child, 10_000)).toBe(0);
+    expect(h.deliveries(id).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "sent", attempts: 1 });
+  });
+});
