@@ -6,18 +6,23 @@
 import { parseArgs } from "node:util";
 import { formatMicrosOrNull, systemClock } from "../shared/clock.ts";
 import { ConfigError } from "../shared/errors.ts";
-import { databasePathFromUrl } from "../shared/config.ts";
+import { loadConfig, withStoredSecrets } from "../shared/config.ts";
+import { listDeliveries, listTimeline } from "./reports.ts";
 import { openDatabase, type Db } from "../shared/db/client.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
 import type { RateLimitTier } from "../shared/domain.ts";
 import {
+  addUser,
   createApiKey,
   createOrganization,
   listApiKeys,
   listOrganizations,
+  listUsers,
   OperatorError,
   revokeApiKey,
+  updateOrganization,
 } from "../shared/workspaces.ts";
+import type { UserRow } from "../shared/db/schema.ts";
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -26,8 +31,14 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   key create --org SLUG --name NAME [--test] [--tier default|paid]
   key list --org SLUG
   key revoke --id KEY_ID
+  org update --slug SLUG [--slack-token TOKEN] [--launch-recap on|off]
+  user add --org SLUG --name NAME --email EMAIL [--slack-user-id U…]
+  user list --org SLUG
+  timeline list --org SLUG --customer REF
+  effects list --org SLUG [--onboarding REF]
 
-Reads DATABASE_URL (default file:./data/onboarding.sqlite).`;
+Reads DATABASE_URL (default file:./data/onboarding.sqlite) and, for --slack-token,
+SECRET_KEY (from the environment or DATA_DIR/secrets.json).`;
 
 const organizationJson = (org: OrganizationRow) => ({
   object: "organization",
@@ -35,7 +46,24 @@ const organizationJson = (org: OrganizationRow) => ({
   slug: org.slug,
   name: org.name,
   launch_recap_enabled: org.launchRecapEnabled,
+  slack_token_set: org.slackTokenEncrypted !== null,
 });
+
+const userJson = (user: UserRow) => ({
+  object: "user",
+  id: user.id,
+  name: user.name,
+  email: user.email,
+  slack_user_id: user.slackUserId,
+  created_at: formatMicrosOrNull(user.createdAt),
+});
+
+function onOff(value: string | boolean | undefined, flag: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === "on") return true;
+  if (value === "off") return false;
+  throw new OperatorError(`${flag} takes on or off (got '${value}').`);
+}
 
 const keyJson = (key: ApiKeyRow) => ({
   object: "api_key",
@@ -72,7 +100,9 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return [line(columns), ...cells.map(line)].join("\n");
 }
 
-const COMMANDS: Record<string, (db: Db, flags: Flags) => Output> = {
+type Context = { db: Db; secretKey: string | null };
+
+const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Output> = {
   "org create": (db, flags) => {
     const org = organizationJson(createOrganization(db, systemClock, { slug: required(flags, "slug"), name: required(flags, "name") }));
     return { json: org, text: `Created workspace ${org.slug} (${org.id}).` };
@@ -103,6 +133,40 @@ const COMMANDS: Record<string, (db: Db, flags: Flags) => Output> = {
     const key = keyJson(revokeApiKey(db, systemClock, required(flags, "id")));
     return { json: key, text: `Revoked key '${key.name}' (${key.id}).` };
   },
+  "org update": (db, flags, context) => {
+    const org = organizationJson(
+      updateOrganization(db, {
+        slug: required(flags, "slug"),
+        slackToken: flags["slack-token"] as string | undefined,
+        launchRecap: onOff(flags["launch-recap"], "--launch-recap"),
+        secretKey: context.secretKey,
+      }),
+    );
+    return { json: org, text: `Updated workspace ${org.slug}: launch recap ${org.launch_recap_enabled ? "on" : "off"}, Slack token ${org.slack_token_set ? "set" : "not set"}.` };
+  },
+  "user add": (db, flags) => {
+    const user = userJson(
+      addUser(db, systemClock, {
+        orgSlug: required(flags, "org"),
+        name: required(flags, "name"),
+        email: required(flags, "email"),
+        slackUserId: flags["slack-user-id"] as string | undefined,
+      }),
+    );
+    return { json: user, text: `Added ${user.name} (${user.id}).` };
+  },
+  "user list": (db, flags) => {
+    const data = listUsers(db, required(flags, "org")).map(userJson);
+    return { json: { object: "list", data }, text: table(data, ["id", "name", "email", "slack_user_id", "created_at"]) };
+  },
+  "timeline list": (db, flags) => {
+    const data = listTimeline(db, required(flags, "org"), required(flags, "customer"));
+    return { json: { object: "list", data }, text: table(data, ["at", "kind", "onboarding_id", "from", "to", "actor"]) };
+  },
+  "effects list": (db, flags) => {
+    const data = listDeliveries(db, required(flags, "org"), flags.onboarding as string | undefined);
+    return { json: { object: "list", data }, text: table(data, ["created_at", "kind", "onboarding_id", "target", "status", "attempts", "detail"]) };
+  },
 };
 
 function main(argv: string[]): number {
@@ -120,6 +184,12 @@ function main(argv: string[]): number {
         org: { type: "string" },
         tier: { type: "string" },
         id: { type: "string" },
+        email: { type: "string" },
+        customer: { type: "string" },
+        onboarding: { type: "string" },
+        "slack-token": { type: "string" },
+        "slack-user-id": { type: "string" },
+        "launch-recap": { type: "string" },
       },
     });
   } catch (error) {
@@ -133,8 +203,9 @@ function main(argv: string[]): number {
     return values.help ? 0 : 2;
   }
   try {
-    const db = openDatabase(databasePathFromUrl(process.env.DATABASE_URL ?? "file:./data/onboarding.sqlite"));
-    const output = command(db, values);
+    const config = loadConfig(withStoredSecrets(process.env));
+    const db = openDatabase(config.databasePath);
+    const output = command(db, values, { db, secretKey: config.secretKey });
     db.$client.close();
     console.log(values.json ? JSON.stringify(output.json) : output.text);
     return 0;

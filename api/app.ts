@@ -7,6 +7,9 @@ import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { closeQueues, createQueues } from "../shared/jobs/queues.ts";
 import { createActivityRecorder } from "./activity/activity-recorder.ts";
+import { checkAdminAccess, isAdminPath } from "./admin/admin-guard.ts";
+import { createMetrics } from "./admin/metrics.ts";
+import { queueDashboard } from "./admin/queue-dashboard.ts";
 import { createAuthenticator } from "./auth/authenticate.ts";
 import { createKeyUsage } from "./auth/key-usage.ts";
 import { createIdempotency } from "./idempotency/idempotency.ts";
@@ -40,6 +43,8 @@ export interface AppInfrastructure {
   /** Prefix of this app's Redis keys (queues, rate-limit counters); one per deployment or test suite. */
   redisPrefix: string;
   rateLimits?: RateLimitSettings;
+  /** Guards /metrics and /admin/queues; without it they answer 404. */
+  adminToken?: string | null;
 }
 
 const USAGE_FLUSH_MS = 1000;
@@ -61,7 +66,7 @@ async function redisAnswers(redis: Redis): Promise<boolean> {
  * The composition root of the API process: it receives its infrastructure (so tests pass
  * private, real ones) and wires stores, services and routes. Nothing here knows about tests.
  */
-export function createApp(infra: AppInfrastructure) {
+export async function createApp(infra: AppInfrastructure) {
   const { db, clock, logger } = infra;
   const queues = createQueues(infra.redis, infra.redisPrefix);
   const relay = createRelay({ db, queues, clock, logger });
@@ -109,13 +114,23 @@ export function createApp(infra: AppInfrastructure) {
   ];
   for (const timer of timers) timer.unref();
 
+  const metrics = createMetrics({ db, queues, relay, limiter });
   const allowedMethods = methodsForPath(routes);
   const onUnexpected = (requestId: string) => (error: unknown) =>
     logger.error("unhandled error", { request_id: requestId, error: describe(error) });
 
   const app = new Elysia({ normalize: false })
-    .onRequest(({ set }) => {
-      set.headers["request-id"] = newId("req");
+    .onRequest(({ request, set }) => {
+      const requestId = newId("req");
+      set.headers["request-id"] = requestId;
+      const pathname = new URL(request.url).pathname;
+      if (!isAdminPath(pathname)) return;
+      const refusal = checkAdminAccess(infra.adminToken ?? null, request.headers.get("authorization"));
+      if (refusal) {
+        const headers: Record<string, string> = { "request-id": requestId };
+        if (refusal.code !== "route_not_found") headers["www-authenticate"] = 'Basic realm="onboarding admin"';
+        return errorResponse(refusal, onUnexpected(requestId), headers);
+      }
     })
     .onError(({ code, error, request, set }) => {
       const requestId = String(set.headers["request-id"]);
@@ -135,12 +150,16 @@ export function createApp(infra: AppInfrastructure) {
       return errorResponse(error, onUnexpected(requestId));
     });
 
+  app.get("/metrics", () => metrics.render());
+  app.use(await queueDashboard(queues));
+
   mountRoutes(app, routes, {
     authenticate: createAuthenticator(db),
     limits: createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS),
     usage,
     idempotency,
     activity,
+    metrics,
     logger,
     nowMicros: () => clock.nowMicros(),
   });
@@ -169,4 +188,4 @@ export function createApp(infra: AppInfrastructure) {
   };
 }
 
-export type App = ReturnType<typeof createApp>;
+export type App = Awaited<ReturnType<typeof createApp>>;

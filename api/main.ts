@@ -12,13 +12,14 @@ const db = openDatabase(config.databasePath);
 const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
 redis.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
 
-const { app, close } = createApp({
+const { app, close } = await createApp({
   db,
   redis,
   clock: systemClock,
   logger,
   publicUrl: `http://${config.host}:${config.port}`,
   redisPrefix: config.queuePrefix,
+  adminToken: config.adminToken,
 });
 app.listen({ hostname: config.host, port: config.port });
 logger.info("api listening", { url: `http://${config.host}:${config.port}/api/v1`, database: config.databasePath });

@@ -3,6 +3,7 @@ import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { DomainError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ActivityRecorder } from "../activity/activity-recorder.ts";
+import type { Metrics } from "../admin/metrics.ts";
 import type { Actor } from "../auth/actor.ts";
 import type { Authenticate } from "../auth/authenticate.ts";
 import type { KeyUsage } from "../auth/key-usage.ts";
@@ -20,6 +21,7 @@ export interface RouterDeps {
   usage: KeyUsage;
   idempotency: Idempotency;
   activity: ActivityRecorder;
+  metrics: Metrics;
   logger: Logger;
   nowMicros: () => number;
 }
@@ -130,6 +132,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         );
       }
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+      deps.metrics.observe(route.method, route.path, response.status, durationMs / 1000);
       deps.logger.info("request", {
         request_id: requestId,
         key_prefix: actor?.keyPrefix,

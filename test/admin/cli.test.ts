@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const dir = mkdtempSync(join(tmpdir(), "onboarding-admin-"));
-const env = { ...process.env, DATABASE_URL: `file:${join(dir, "admin.sqlite")}` };
+const env = { ...process.env, DATABASE_URL: `file:${join(dir, "admin.sqlite")}`, DATA_DIR: dir, SECRET_KEY: "k".repeat(40) };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function admin(...args: string[]) {
@@ -54,5 +54,43 @@ describe("npm run admin", () => {
     expect(admin("key", "revoke", "--id", "key_nope").code).not.toBe(0);
     expect(admin("frobnicate").code).not.toBe(0);
     expect(admin("key", "create", "--org", "acme").stderr).toContain("--name is required");
+  });
+});
+
+describe("workspace settings, users and reports", () => {
+  test("org update seals the Slack token and switches the launch recap", () => {
+    const updated = admin("org", "update", "--slug", "acme", "--slack-token", "xoxb-secret-token", "--launch-recap", "on", "--json");
+    expect(updated.code).toBe(0);
+    expect(updated.json()).toMatchObject({ slug: "acme", launch_recap_enabled: true, slack_token_set: true });
+    const { Database } = require("bun:sqlite");
+    const db = new Database(join(dir, "admin.sqlite"));
+    const stored = db.query("SELECT slack_token_encrypted AS t FROM organizations WHERE slug = 'acme'").get() as { t: string };
+    db.close();
+    expect(stored.t).toStartWith("v1:");
+    expect(stored.t).not.toContain("xoxb-secret-token");
+    expect(admin("org", "update", "--slug", "acme", "--launch-recap", "maybe").code).not.toBe(0);
+    expect(admin("org", "update", "--slug", "acme").stderr).toContain("Nothing to update");
+  });
+
+  test("without SECRET_KEY a Slack token is refused, not stored in clear", () => {
+    const result = Bun.spawnSync([process.execPath, "admin/cli.ts", "org", "update", "--slug", "acme", "--slack-token", "xoxb-x"], {
+      env: { ...env, SECRET_KEY: "", DATA_DIR: join(dir, "nowhere") },
+      stderr: "pipe",
+    });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr.toString()).toContain("SECRET_KEY");
+  });
+
+  test("user add and list", () => {
+    const added = admin("user", "add", "--org", "acme", "--name", "Casey", "--email", "casey@acme.example", "--slack-user-id", "U0CASEY1", "--json").json();
+    expect(added).toMatchObject({ object: "user", name: "Casey", email: "casey@acme.example", slack_user_id: "U0CASEY1" });
+    expect(added.id).toMatch(/^usr_/);
+    expect(admin("user", "list", "--org", "acme", "--json").json().data.map((u: { id: string }) => u.id)).toContain(added.id);
+    expect(admin("user", "add", "--org", "acme", "--name", "X", "--email", "nope").code).not.toBe(0);
+  });
+
+  test("timeline and effects lists answer for a workspace, and refuse unknown references", () => {
+    expect(admin("effects", "list", "--org", "acme", "--json").json()).toEqual({ object: "list", data: [] });
+    expect(admin("timeline", "list", "--org", "acme", "--customer", "1", "--json").stderr).toContain("No customer '1'");
   });
 });

@@ -46,7 +46,7 @@ describe("meta", () => {
     const database = freshDatabase();
     const deadRedis = new Redis(`redis://127.0.0.1:${await freePort()}`, { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, lazyConnect: true });
     deadRedis.on("error", () => {});
-    const { app } = createApp({ db: database.db, redis: deadRedis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("meta") });
+    const { app } = await createApp({ db: database.db, redis: deadRedis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("meta") });
     const response = await app.handle(new Request("http://localhost/api/v1/health/ready"));
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual({ status: "unavailable", checks: { database: "ok", redis: "error" }, rate_limiter: "redis" });

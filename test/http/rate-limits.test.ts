@@ -49,7 +49,7 @@ describe("rate limits", () => {
     // The second instance serves the same database file and Redis: a second API process.
     const redis = new Redis(process.env.TEST_REDIS_URL!, { enableOfflineQueue: false });
     await new Promise((resolve) => redis.once("ready", resolve));
-    const second = createApp({ db: a.t.db, redis, clock: systemClock, logger: createLogger("silent"), publicUrl: "http://x", redisPrefix: prefix });
+    const second = await createApp({ db: a.t.db, redis, clock: systemClock, logger: createLogger("silent"), publicUrl: "http://x", redisPrefix: prefix });
     const viaSecond = (path: string) =>
       second.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${a.key}` } }));
 

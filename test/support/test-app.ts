@@ -70,7 +70,7 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; r
   const clock = options.clock ?? systemClock;
   const redis = options.redis ?? new Redis(testRedisUrl(), { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const logger = options.logger ?? createLogger("silent");
-  const built = createApp({
+  const built = await createApp({
     db,
     redis,
     clock,

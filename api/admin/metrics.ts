@@ -1,0 +1,86 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Db } from "../../shared/db/client.ts";
+import type { Queues } from "../../shared/jobs/queues.ts";
+import type { RateLimiter } from "../limits/rate-limiter.ts";
+import type { Relay } from "../outbox/relay.ts";
+
+const JOB_STATES = ["waiting", "active", "delayed", "failed", "completed"] as const;
+
+/**
+ * Prometheus metrics of one API process: request counts and latency per route, and, read
+ * at scrape time, queue depths, the outbox backlog, delivery outcomes and the limiter mode.
+ * A registry per app (not the global one) keeps several apps in one process apart.
+ */
+export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limiter: RateLimiter }) {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: "http_requests_total",
+    help: "API requests by route, method and status.",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "API request latency by route and method.",
+    labelNames: ["method", "route"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  const deliveries = deps.db.$client.prepare<{ kind: string; status: string; n: number }, []>(
+    "SELECT kind, status, count(*) AS n FROM deliveries GROUP BY kind, status",
+  );
+  new Gauge({
+    name: "queue_jobs",
+    help: "BullMQ jobs by queue and state.",
+    labelNames: ["queue", "state"] as const,
+    registers: [registry],
+    async collect() {
+      for (const [name, queue] of Object.entries(deps.queues)) {
+        try {
+          const counts = await queue.getJobCounts(...JOB_STATES);
+          for (const state of JOB_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
+        } catch {
+          // Redis away: the gauges keep their last values; outbox_backlog shows the effect.
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: "outbox_backlog",
+    help: "Side effects committed but not yet handed to BullMQ.",
+    registers: [registry],
+    collect() {
+      this.set(deps.relay.backlog());
+    },
+  });
+  new Gauge({
+    name: "deliveries",
+    help: "Outbound effects by kind and outcome (sending, sent, skipped, failed).",
+    labelNames: ["kind", "status"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of deliveries.all()) this.set({ kind: row.kind, status: row.status }, row.n);
+    },
+  });
+  new Gauge({
+    name: "rate_limiter_per_process",
+    help: "1 while Redis is unreachable and this process limits on its own.",
+    registers: [registry],
+    collect() {
+      this.set(deps.limiter.mode() === "per_process" ? 1 : 0);
+    },
+  });
+
+  return {
+    observe(method: string, route: string, status: number, seconds: number): void {
+      requests.inc({ method, route, status: String(status) });
+      latency.observe({ method, route }, seconds);
+    },
+    async render(): Promise<Response> {
+      return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Redis } from "ioredis";
+import { createApp } from "../../api/app.ts";
+import { systemClock } from "../../shared/clock.ts";
+import { silentLogger } from "../../shared/logger.ts";
+import { createTestApp, freshDatabase, testRedisUrl, uniquePrefix, type TestApp } from "../support/test-app.ts";
+
+const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
+let t: TestApp;
+let app: Awaited<ReturnType<typeof createApp>>;
+let redis: Redis;
+const database = freshDatabase();
+
+beforeAll(async () => {
+  t = await createTestApp();
+  redis = new Redis(testRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  await new Promise((resolve) => redis.once("ready", resolve));
+  app = await createApp({ db: database.db, redis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("admin"), adminToken: ADMIN_TOKEN });
+});
+afterAll(async () => {
+  await app.close();
+  redis.disconnect();
+  database.cleanup();
+  await t.close();
+});
+
+const get = (path: string, authorization?: string) =>
+  app.app.handle(new Request(`http://localhost${path}`, { headers: authorization ? { authorization } : {} }));
+
+describe("admin surface", () => {
+  test("without ADMIN_TOKEN configured, /metrics and /admin/queues do not exist", async () => {
+    expect((await t.call("GET", "/metrics", { key: null })).status).toBe(404);
+    expect((await t.call("GET", "/admin/queues", { key: null })).status).toBe(404);
+  });
+
+  test("the admin token is required, as Bearer or as the Basic password", async () => {
+    expect((await get("/metrics")).status).toBe(401);
+    expect((await get("/metrics")).headers.get("www-authenticate")).toContain("Basic");
+    expect((await get("/metrics", "Bearer wrong")).status).toBe(401);
+    expect((await get("/metrics", `Bearer ${ADMIN_TOKEN}`)).status).toBe(200);
+    expect((await get("/metrics", `Basic ${btoa(`admin:${ADMIN_TOKEN}`)}`)).status).toBe(200);
+  });
+
+  test("metrics cover requests, queue depths, the outbox backlog, deliveries and the limiter", async () => {
+    await app.app.handle(new Request("http://localhost/api/v1/health"));
+    const text = await (await get("/metrics", `Bearer ${ADMIN_TOKEN}`)).text();
+    expect(text).toContain('http_requests_total{method="GET",route="/api/v1/health",status="200"} 1');
+    expect(text).toContain("http_request_duration_seconds_bucket");
+    expect(text).toContain('queue_jobs{queue="outbound",state="waiting"}');
+    expect(text).toContain("outbox_backlog 0");
+    expect(text).toContain("# TYPE deliveries gauge");
+    expect(text).toContain("rate_limiter_per_process 0");
+  });
+
+  test("the queue dashboard serves behind the token", async () => {
+    const page = await get("/admin/queues", `Bearer ${ADMIN_TOKEN}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<html");
+    const api = await get("/admin/queues/api/queues", `Bearer ${ADMIN_TOKEN}`);
+    expect(api.status).toBe(200);
+    const names = ((await api.json()) as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
+    expect(names).toEqual(["outbound", "records"]);
+    expect((await get("/admin/queues/api/queues")).status).toBe(401);
+  });
+});
