@@ -1,6 +1,7 @@
 /**
- * `npm start`: everything the service needs, in one command. Checks the configuration,
- * makes sure a Redis answers (starting a private redis-server under ./data when nothing
+ * `npm start`: everything the service needs, in one command. Generates SECRET_KEY and
+ * ADMIN_TOKEN on first run (kept under DATA_DIR), checks the configuration, makes sure a
+ * Redis answers (starting a private redis-server under ./data when nothing
  * answers at the default address), then runs the API and the worker side by side and stops
  * both when either stops or on SIGTERM/SIGINT.
  */
@@ -9,9 +10,11 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { Redis } from "ioredis";
 import { loadConfigOrExit } from "../shared/config.ts";
+import { ensureSecrets } from "./ensure-secrets.ts";
 import { startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
 
 const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+ensureSecrets(process.env.DATA_DIR || "./data");
 const config = loadConfigOrExit();
 const say = (message: string) => console.log(`[start] ${message}`);
 

@@ -1,0 +1,12 @@
+# One image for both processes: `npm run start:api` or `npm run start:worker`.
+# Bun comes from devDependencies, so npm alone builds it.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 DATA_DIR=/data DATABASE_URL=file:/data/onboarding.sqlite
+COPY package.json package-lock.json ./
+COPY shims ./shims
+RUN npm ci --include=dev --no-audit --no-fund && npm cache clean --force
+COPY . .
+VOLUME ["/data"]
+EXPOSE 3000
+CMD ["npm", "run", "start:api"]

@@ -1,0 +1,69 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { freePort } from "../../scripts/private-redis.ts";
+import { exitWithin, startProcess } from "../support/processes.ts";
+import { freshDatabase, testRedisUrl, uniquePrefix } from "../support/test-app.ts";
+import { systemClock } from "../../shared/clock.ts";
+import { createApiKey, createOrganization } from "../../shared/workspaces.ts";
+
+/** The real entry point over real HTTP: what a client of `npm start` meets. */
+const database = freshDatabase();
+createOrganization(database.db, systemClock, { slug: "acme", name: "Acme" });
+const { key } = createApiKey(database.db, systemClock, { orgSlug: "acme", name: "http-client", mode: "live", tier: "paid" });
+const prefix = uniquePrefix("proc");
+const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+afterAll(async () => {
+  redis.disconnect();
+  database.cleanup();
+});
+
+describe("the API process", () => {
+  test("serves over HTTP, refuses oversized bodies, and drains on SIGTERM", async () => {
+    const port = await freePort();
+    const child = startProcess("api/main.ts", {
+      PORT: String(port),
+      DATABASE_URL: `file:${database.path}`,
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: prefix,
+      ADMIN_TOKEN: "admin-token-0123456789abcdef",
+      SECRET_KEY: "s".repeat(40),
+    });
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+      if (up) break;
+      await Bun.sleep(50);
+    }
+
+    const customer = await fetch(`${base}/customers`, { method: "POST", headers, body: JSON.stringify({ name: "Over HTTP" }) });
+    expect(customer.status).toBe(201);
+    const { id } = (await customer.json()) as { id: string };
+    const onboarding = (await (await fetch(`${base}/onboardings`, { method: "POST", headers, body: JSON.stringify({ customer_id: id }) })).json()) as { id: string };
+    expect((await fetch(`${base}/onboardings/${onboarding.id}`, { method: "PATCH", headers, body: '{"phase":"launch"}' })).status).toBe(200);
+
+    const big = await fetch(`${base}/customers`, { method: "POST", headers, body: JSON.stringify({ name: "x", metadata: { b: "x".repeat(2 * 1024 * 1024) } }) });
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { error: { code: string } }).error.code).toBe("body_too_large");
+
+    const wrongMethod = await fetch(`${base}/customers`, { method: "PUT", headers });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("request-id")).toMatch(/^req_/);
+
+    child.kill("SIGTERM");
+    expect(await exitWithin(child, 10_000)).toBe(0);
+
+    // Drained: key usage written, every outbox row and activity entry handed to BullMQ.
+    const usage = database.db.$client.query("SELECT request_count FROM api_keys WHERE name = 'http-client'").get() as { request_count: number };
+    expect(usage.request_count).toBe(4); // the 405 never reaches authentication
+    expect(database.db.$client.query("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL").get()).toEqual({ n: 0 });
+    const records = new Queue("records", { connection: redis, prefix });
+    const jobs = await records.getJobs(["waiting"]);
+    const entries = jobs.filter((j) => j.name === "activity.batch").flatMap((j) => (j.data as { entries: unknown[] }).entries);
+    expect(entries).toHaveLength(4);
+    expect(jobs.filter((j) => j.name === "timeline.phase_changed")).toHaveLength(1);
+    await records.close();
+  });
+});
