@@ -51,17 +51,18 @@ async function waitForPing(port: number, timeoutMs: number): Promise<void> {
 }
 
 /**
- * Starts a throw-away `redis-server` on a free loopback port, keeping nothing on disk.
- * Used by the test run, the benchmarks and `npm start` when no Redis answers.
+ * Starts a private `redis-server` on a free loopback port: throw-away for tests and
+ * benchmarks, or with an append-only file (`persist`) for `npm start`, so queued jobs
+ * survive a restart.
  */
-export async function startPrivateRedis(options: { dir?: string; port?: number } = {}): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: { dir?: string; port?: number; persist?: boolean } = {}): Promise<PrivateRedis> {
   if (!Bun.which("redis-server")) {
     throw new Error("redis-server is not installed: install it (apt-get install redis-server) or set REDIS_URL.");
   }
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "onboarding-redis-"));
   const child: Subprocess = spawn(
-    ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", options.persist ? "yes" : "no", "--dir", dir],
     { stdout: "ignore", stderr: "inherit" },
   );
   await waitForPing(port, 10_000);

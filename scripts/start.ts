@@ -48,7 +48,7 @@ if (!(await redisAnswers(redisUrl))) {
   }
   const dir = resolve("data/redis");
   mkdirSync(dir, { recursive: true });
-  privateRedis = await startPrivateRedis({ dir });
+  privateRedis = await startPrivateRedis({ dir, persist: true });
   redisUrl = privateRedis.url;
   say(`no Redis at ${DEFAULT_REDIS_URL}: started a private redis-server at ${redisUrl} (data under ${dir})`);
 }
