@@ -1,6 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../shared/db/client.ts";
-import { apiKeys, organizations } from "../../shared/db/schema.ts";
+import type { KeyMode, RateLimitTier } from "../../shared/domain.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";
 import type { Actor } from "./actor.ts";
@@ -27,35 +26,52 @@ export function parseAuthorization(header: string | null): string {
   return key;
 }
 
-/** Looks a key up by its SHA-256 through one indexed, prepared query. */
+/**
+ * Looks a key up by its SHA-256 through one indexed, prepared query on every request, so a
+ * revocation holds from the very next request, in every process. The workspace's identity
+ * (id, slug, name) never changes, so it is read once per workspace and kept.
+ */
 export function createAuthenticator(db: Db) {
-  const byHash = db
-    .select({
-      keyId: apiKeys.id,
-      keyName: apiKeys.name,
-      keyPrefix: apiKeys.prefix,
-      mode: apiKeys.mode,
-      tier: apiKeys.rateLimitTier,
-      revokedAt: apiKeys.revokedAt,
-      orgId: organizations.id,
-      orgSlug: organizations.slug,
-      orgName: organizations.name,
-    })
-    .from(apiKeys)
-    .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
-    .where(and(eq(apiKeys.keyHash, sql.placeholder("hash"))))
-    .prepare();
+  const byHash = db.$client.prepare<KeyRow, { hash: string }>(
+    `SELECT id AS keyId, name AS keyName, prefix AS keyPrefix, mode, rate_limit_tier AS tier, revoked_at AS revokedAt, org_id AS orgId
+     FROM api_keys WHERE key_hash = $hash`,
+  );
+  const organization = db.$client.prepare<{ slug: string; name: string }, { id: string }>("SELECT slug, name FROM organizations WHERE id = $id");
+  const workspaces = new Map<string, { slug: string; name: string }>();
 
   return function authenticate(header: string | null): Actor {
     const key = parseAuthorization(header);
-    const found = KEY_PATTERN.test(key) ? byHash.get({ hash: hashApiKey(key) }) : undefined;
+    const found = KEY_PATTERN.test(key) ? byHash.get({ hash: hashApiKey(key) }) : null;
     if (!found) throw new DomainError("invalid_api_key", `Invalid API key provided: ${key.slice(0, 12)}…`);
     if (found.revokedAt !== null) {
       throw new DomainError("api_key_revoked", `The API key ${found.keyPrefix}… has been revoked.`);
     }
-    const { revokedAt: _revoked, ...actor } = found;
-    return actor;
+    let workspace = workspaces.get(found.orgId);
+    if (!workspace) {
+      workspace = organization.get({ id: found.orgId })!;
+      workspaces.set(found.orgId, workspace);
+    }
+    return {
+      orgId: found.orgId,
+      orgSlug: workspace.slug,
+      orgName: workspace.name,
+      keyId: found.keyId,
+      keyName: found.keyName,
+      keyPrefix: found.keyPrefix,
+      mode: found.mode,
+      tier: found.tier,
+    };
   };
+}
+
+interface KeyRow {
+  keyId: string;
+  keyName: string;
+  keyPrefix: string;
+  mode: KeyMode;
+  tier: RateLimitTier;
+  revokedAt: number | null;
+  orgId: string;
 }
 
 export type Authenticate = ReturnType<typeof createAuthenticator>;

@@ -22,24 +22,42 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
+local wanted = tonumber(ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
-local allowed = 0
-if count < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  count = count + 1
-  allowed = 1
+local granted = math.max(0, math.min(wanted, limit - count))
+for i = 1, granted do
+  redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. i)
 end
+count = count + granted
 redis.call('PEXPIRE', KEYS[1], window)
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local reset = window
 if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-return {allowed, limit - count, reset}
+return {granted, limit - count, reset}
 `;
 
 type SlidingWindowRedis = Redis & {
-  slidingWindow(key: string, windowMs: number, limit: number, member: string): Promise<[number, number, number]>;
+  slidingWindow(key: string, windowMs: number, limit: number, member: string, wanted: number): Promise<[granted: number, remaining: number, resetMs: number]>;
 };
+
+/**
+ * Slots a process claims per Redis call: 1 (exact) for small limits, limit/60 for larger
+ * ones (10 for the paid tier). A claimed slot is spent within LEASE_MS or abandoned; it is
+ * counted from the moment it was claimed. So per process and key, at most lease-1 requests
+ * are refused early (slots claimed but abandoned) or counted up to LEASE_MS early; in
+ * exchange a busy key costs one Redis call per `lease` requests instead of one each.
+ */
+export const leaseSize = (limit: number) => Math.max(1, Math.floor(limit / 60));
+const LEASE_MS = 5000;
+
+/** Claimed slots not yet spent, per bucket, with what Redis said when they were claimed. */
+interface Lease {
+  left: number;
+  remaining: number;
+  resetAt: number;
+  expiresAt: number;
+}
 
 /** The same rolling window in this process's memory: the fallback while Redis is away. */
 class LocalWindows {
@@ -70,34 +88,58 @@ export function createRateLimiter(options: RateLimiterOptions) {
     redis.defineCommand("slidingWindow", { numberOfKeys: 1, lua: SLIDING_WINDOW });
   }
   const local = new LocalWindows(windowMs);
+  const leases = new Map<string, Lease>();
   let mode: LimiterMode = "redis";
   let sequence = 0;
   const memberPrefix = crypto.randomUUID().slice(0, 8);
 
-  const decision = ([allowed, remaining, resetMs]: [number, number, number], limit: number): RateDecision => ({
-    allowed: allowed === 1,
+  const decision = (allowed: boolean, limit: number, remaining: number, resetMs: number): RateDecision => ({
+    allowed,
     limit,
     remaining: Math.max(0, remaining),
-    resetSeconds: Math.max(allowed === 1 ? 0 : 1, Math.ceil(resetMs / 1000)),
+    resetSeconds: Math.max(allowed ? 0 : 1, Math.ceil(resetMs / 1000)),
   });
+
+  /** Spends one slot of a live lease, if the bucket has one. */
+  function fromLease(bucket: string, limit: number, now: number): RateDecision | null {
+    const lease = leases.get(bucket);
+    if (!lease || lease.left === 0 || lease.expiresAt <= now) return null;
+    lease.left--;
+    return decision(true, limit, lease.remaining + lease.left, lease.resetAt - now);
+  }
 
   return {
     windowSeconds: windowMs / 1000,
     mode: (): LimiterMode => mode,
     async consume(bucket: string, limit: number): Promise<RateDecision> {
+      const now = Date.now();
+      const leased = fromLease(bucket, limit, now);
+      if (leased) return leased;
       try {
-        const result = await redis.slidingWindow(`${options.keyPrefix}:ratelimit:${bucket}`, windowMs, limit, `${memberPrefix}:${++sequence}`);
+        const wanted = leaseSize(limit);
+        const [granted, remaining, resetMs] = await redis.slidingWindow(
+          `${options.keyPrefix}:ratelimit:${bucket}`,
+          windowMs,
+          limit,
+          `${memberPrefix}:${++sequence}`,
+          wanted,
+        );
         if (mode !== "redis") {
           mode = "redis";
           options.logger.info("rate limits are shared again: Redis answers");
         }
-        return decision(result, limit);
+        if (granted > 1) {
+          leases.set(bucket, { left: granted - 1, remaining, resetAt: now + resetMs, expiresAt: now + LEASE_MS });
+          if (leases.size > 100_000) leases.delete(leases.keys().next().value!);
+        }
+        return decision(granted > 0, limit, remaining + Math.max(0, granted - 1), resetMs);
       } catch (error) {
         if (mode !== "per_process") {
           mode = "per_process";
           options.logger.warn("Redis unreachable: rate limits fall back to this process only", { error: (error as Error).message });
         }
-        return decision(local.consume(bucket, limit), limit);
+        const [granted, remaining, resetMs] = local.consume(bucket, limit);
+        return decision(granted > 0, limit, remaining, resetMs);
       }
     },
   };

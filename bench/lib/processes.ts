@@ -1,0 +1,29 @@
+import { spawn, type Subprocess } from "bun";
+
+/** `profileDir` runs the script under `bun --cpu-prof`, writing a .cpuprofile there on exit. */
+export function startBun(script: string, env: Record<string, string>, profileDir?: string): Subprocess {
+  const profile = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+  return spawn([process.execPath, ...profile, script], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+}
+
+export async function waitForHttp(url: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await fetch(url).then((r) => r.status < 500, () => false)) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** Resident memory of a process in MB, from /proc. */
+export function residentMb(pid: number): number {
+  const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+export async function stop(child: Subprocess): Promise<void> {
+  child.kill("SIGTERM");
+  await Promise.race([child.exited, Bun.sleep(12_000)]);
+  child.kill("SIGKILL");
+}

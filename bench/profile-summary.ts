@@ -1,0 +1,35 @@
+/**
+ * `bun bench/profile-summary.ts <file.cpuprofile> [top]`: self time per function (and per
+ * file), from a profile written by `bun --cpu-prof`. Idle time is left out of the shares.
+ */
+import { readFileSync } from "node:fs";
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+const [file, topArg] = process.argv.slice(2);
+const profile = JSON.parse(readFileSync(file!, "utf8")) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map<string, number>();
+const perFile = new Map<string, number>();
+let total = 0;
+profile.samples.forEach((id, i) => {
+  const node = byId.get(id)!;
+  const { functionName, url, lineNumber } = node.callFrame;
+  if (functionName === "(idle)" || functionName === "(program)") return;
+  const dt = profile.timeDeltas[i] ?? 0;
+  total += dt;
+  const short = url.replace(/^.*node_modules\//, "~/").replace(/^.*\/work\/main\//, "");
+  const key = `${functionName || "(anonymous)"}  ${short}:${lineNumber + 1}`;
+  self.set(key, (self.get(key) ?? 0) + dt);
+  const f = short.split(":")[0] || "(native)";
+  perFile.set(f, (perFile.get(f) ?? 0) + dt);
+});
+const top = Number(topArg ?? 30);
+const show = (map: Map<string, number>, n: number) =>
+  [...map].sort((a, b) => b[1] - a[1]).slice(0, n).forEach(([k, v]) => console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`));
+console.log(`busy time: ${(total / 1e6).toFixed(2)} s\n-- by function --`);
+show(self, top);
+console.log("-- by file --");
+show(perFile, 15);

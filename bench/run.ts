@@ -1,0 +1,289 @@
+/**
+ * `npm run bench [-- <scenario>…] [-- --quick]`: the real service (API + worker + a private
+ * Redis, fresh SQLite) against a bare Bun.serve + bun:sqlite baseline, driven alike by
+ * autocannon on 127.0.0.1, A B A B…, every run bounded. Prints req/s, p50, p99 and the
+ * service/baseline ratio pair by pair; a full run rewrites bench/RESULTS.md.
+ * --quick (CI): one short round per scenario and small data, only to prove the harness.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { openDatabase } from "../shared/db/client.ts";
+import { PHASES } from "../shared/domain.ts";
+import { newId } from "../shared/ids.ts";
+import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
+import { startSlackStandIn } from "../test/support/slack-stand-in.ts";
+import { measureLatency, runLoad, type LoadRequest, type LoadResult } from "./lib/load.ts";
+import { residentMb, startBun, stop, waitForHttp } from "./lib/processes.ts";
+import { seedOnboardings, seedWorkspaces, type SeededKey } from "./lib/seed.ts";
+
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const ALL = ["create", "read", "list", "patch", "list-scale", "worker-activity", "worker-outbound"] as const;
+type Scenario = (typeof ALL)[number];
+const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
+for (const s of chosen) if (!ALL.includes(s)) throw new Error(`unknown scenario '${s}'; choose from ${ALL.join(", ")}`);
+const scenarios: Scenario[] = chosen.length ? chosen : [...ALL];
+
+const S = quick
+  ? { seconds: 1, rounds: 1, orgs: 10, keysPerOrg: 100, perOrg: 200, big: 20_000, small: 1_000, latencyCount: 200, activity: 5_000, outbound: 500 }
+  : { seconds: 8, rounds: 3, orgs: 10, keysPerOrg: 100, perOrg: 200, big: 1_000_000, small: 1_000, latencyCount: 2_000, activity: 100_000, outbound: 10_000 };
+// --seconds=N / --rounds=N: for profiling sessions (results are not written).
+for (const arg of args) {
+  const [flag, value] = arg.split("=");
+  if (flag === "--seconds") S.seconds = Math.min(10, Number(value));
+  if (flag === "--rounds") S.rounds = Number(value);
+}
+
+const log = (line: string) => console.log(line);
+const dir = mkdtempSync(join(tmpdir(), "onboarding-bench-"));
+const lines: string[] = [];
+const record = (line: string) => {
+  lines.push(line);
+  log(line);
+};
+
+// ---- infrastructure: private Redis, seeded databases, both servers ----------------------
+const redis = await startPrivateRedis();
+const prefix = "bench";
+const servicePath = join(dir, "service.sqlite");
+const baselinePath = join(dir, "baseline.sqlite");
+log(`seeding (${S.orgs} workspaces × ${S.keysPerOrg} paid keys, ${S.perOrg} onboardings each; ${S.big.toLocaleString()} in the large workspace)…`);
+const serviceDb = openDatabase(servicePath);
+const keys = seedWorkspaces(serviceDb, { orgs: S.orgs, keysPerOrg: S.keysPerOrg, onboardings: S.perOrg });
+const [small] = seedWorkspaces(serviceDb, { orgs: 1, keysPerOrg: 1, onboardings: S.small, prefix: "small" });
+const [large] = seedWorkspaces(serviceDb, { orgs: 1, keysPerOrg: 1, onboardings: 0, prefix: "large" });
+const seedStarted = performance.now();
+seedOnboardings(serviceDb, large!.orgId, large!.customerId, S.big);
+log(`  ${S.big.toLocaleString()} onboardings in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+const baselineDb = openDatabase(baselinePath);
+const baselineKeys = seedWorkspaces(baselineDb, { orgs: S.orgs, keysPerOrg: 1, onboardings: S.perOrg });
+baselineDb.$client.close();
+
+const slack = await startSlackStandIn({ token: "xoxb-bench" });
+const servicePort = await freePort();
+const baselinePort = await freePort();
+const env = {
+  PORT: String(servicePort),
+  DATABASE_URL: `file:${servicePath}`,
+  REDIS_URL: redis.url,
+  QUEUE_PREFIX: prefix,
+  LOG_LEVEL: "warn",
+  DATA_DIR: dir,
+  SLACK_API_URL: slack.url,
+  SLACK_BOT_TOKEN: slack.token,
+  WORKER_CONCURRENCY_OUTBOUND: "32",
+  SECRET_KEY: "b".repeat(40),
+  ADMIN_TOKEN: "bench-admin-token-0123",
+};
+// BENCH_CPU_PROF=<dir>: profile the API process (summarise with bench/profile-summary.ts).
+const api = startBun("api/main.ts", env, process.env.BENCH_CPU_PROF);
+const worker = startBun("worker/main.ts", env);
+const baseline = startBun("bench/baseline-server.ts", { BASELINE_DB: baselinePath, PORT: String(baselinePort) });
+const serviceUrl = `http://127.0.0.1:${servicePort}`;
+const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+await waitForHttp(`${serviceUrl}/api/v1/health`);
+await waitForHttp(`${baselineUrl}/api/v1/onboardings/none`);
+
+// ---- HTTP scenarios ----------------------------------------------------------------------
+const json = { "content-type": "application/json" };
+const auth = (k: SeededKey) => ({ authorization: `Bearer ${k.key}` });
+const pick = <T>(list: T[], n: number) => list[n % list.length]!;
+let runId = 0;
+
+type Maker = (n: number) => LoadRequest;
+const makers: Record<"create" | "read" | "list" | "patch", { service: () => Maker; baseline: () => Maker; target: number; note: string }> = {
+  create: {
+    note: "POST /api/v1/onboardings (auth, limits, validation, Idempotency-Key, activity)",
+    target: 0.5,
+    service: () => {
+      const run = ++runId;
+      return (n) => {
+        const k = pick(keys, n);
+        return { method: "POST", path: "/api/v1/onboardings", headers: { ...json, ...auth(k), "idempotency-key": `bench-${run}-${n}` }, body: JSON.stringify({ customer_id: k.customerId }) };
+      };
+    },
+    baseline: () => (n) => ({ method: "POST", path: "/api/v1/onboardings", headers: json, body: JSON.stringify({ customer_id: pick(baselineKeys, n).customerId }) }),
+  },
+  read: {
+    note: "GET /api/v1/onboardings/{id}",
+    target: 0.6,
+    service: () => (n) => {
+      const k = pick(keys, n);
+      return { method: "GET", path: `/api/v1/onboardings/${pick(k.onboardingIds, n >> 3)}`, headers: auth(k) };
+    },
+    baseline: () => (n) => ({ method: "GET", path: `/api/v1/onboardings/${pick(pick(baselineKeys, n).onboardingIds, n >> 3)}`, headers: {} }),
+  },
+  list: {
+    note: "GET /api/v1/onboardings?phase=review&limit=20",
+    target: 0.5,
+    service: () => (n) => ({ method: "GET", path: "/api/v1/onboardings?phase=review&limit=20", headers: auth(pick(keys, n)) }),
+    baseline: () => (n) => ({ method: "GET", path: `/api/v1/onboardings?phase=review&limit=20&org=${pick(baselineKeys, n).orgId}`, headers: {} }),
+  },
+  patch: {
+    note: "PATCH phase change (outbox rows + relay to BullMQ); baseline: a bare UPDATE",
+    target: 0.35,
+    service: () => {
+      const run = ++runId;
+      return (n) => {
+        const k = pick(keys, n);
+        // Alternating phases from run to run, so every request really changes the phase.
+        return { method: "PATCH", path: `/api/v1/onboardings/${pick(k.onboardingIds, n)}`, headers: { ...json, ...auth(k) }, body: JSON.stringify({ phase: run % 2 ? "review" : "program_buildout" }) };
+      };
+    },
+    baseline: () => (n) => ({ method: "PATCH", path: `/api/v1/onboardings/${pick(pick(baselineKeys, n).onboardingIds, n)}`, headers: json, body: JSON.stringify({ phase: PHASES[n % 7] }) }),
+  },
+};
+
+const ms = (v: number) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
+const fmt = (r: LoadResult) => `${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${ms(r.p50).padStart(8)}  p99 ${ms(r.p99).padStart(8)}`;
+const problems = (r: LoadResult) => (r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}: ${JSON.stringify(r.statuses)}, errors ${r.errors})` : "");
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const summary: string[] = [];
+
+for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers)) {
+  const m = makers[name];
+  record(`\n### ${name}: ${m.note}`);
+  const ratios: number[] = [];
+  for (let round = 1; round <= S.rounds; round++) {
+    const a = await runLoad(serviceUrl, m.service(), S.seconds);
+    const b = await runLoad(baselineUrl, m.baseline(), S.seconds);
+    ratios.push(a.rps / b.rps);
+    record(`round ${round}  service  ${fmt(a)}${problems(a)}`);
+    record(`round ${round}  baseline ${fmt(b)}${problems(b)}`);
+    record(`round ${round}  ratio    ${(a.rps / b.rps).toFixed(2)}`);
+  }
+  const r = median(ratios);
+  summary.push(`| ${name} | ${r.toFixed(2)} × baseline | ≥ ${m.target} | ${r >= m.target ? "met" : "missed"} |`);
+}
+
+// ---- list cost with 1,000,000 rows vs 1,000 ------------------------------------------------
+if (scenarios.includes("list-scale")) {
+  record(`\n### list-scale: GET /api/v1/onboardings?phase=review&limit=20, p50 of ${S.latencyCount} sequential requests`);
+  const path = `${serviceUrl}/api/v1/onboardings?phase=review&limit=20`;
+  const few = await measureLatency(path, auth(small!), S.latencyCount);
+  const many = await measureLatency(path, auth(large!), S.latencyCount);
+  const again = await measureLatency(path, auth(small!), S.latencyCount);
+  const smallP50 = Math.min(few.p50, again.p50);
+  record(`${S.small.toLocaleString()} rows: p50 ${ms(smallP50)} p99 ${ms(Math.min(few.p99, again.p99))}`);
+  record(`${S.big.toLocaleString()} rows: p50 ${ms(many.p50)} p99 ${ms(many.p99)}`);
+  const ratio = many.p50 / smallP50;
+  record(`ratio ${ratio.toFixed(2)}`);
+  summary.push(`| list p50, ${S.big.toLocaleString()} vs ${S.small.toLocaleString()} rows | ${ratio.toFixed(2)}× | ≤ 1.5× | ${ratio <= 1.5 ? "met" : "missed"} |`);
+  const rss = residentMb(api.pid);
+  record(`API resident memory after the ${S.big.toLocaleString()}-row scenario: ${rss} MB`);
+  summary.push(`| API resident memory after it | ${rss} MB | ≤ 250 MB | ${rss <= 250 ? "met" : "missed"} |`);
+}
+
+// ---- worker throughput -----------------------------------------------------------------
+const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+const queues = { records: new Queue("records", { connection, prefix }), outbound: new Queue("outbound", { connection, prefix }) };
+const count = (sql: string) => (serviceDb.$client.query(sql).get() as { n: number }).n;
+async function drained(check: () => boolean, what: string, timeoutMs = 300_000): Promise<number> {
+  const started = performance.now();
+  while (!check()) {
+    if (performance.now() - started > timeoutMs) throw new Error(`${what} did not finish in ${timeoutMs / 1000} s`);
+    await Bun.sleep(5);
+  }
+  return (performance.now() - started) / 1000;
+}
+/** Both queues have nothing waiting or running (the reminder scheduler's next run stays delayed). */
+async function idle() {
+  for (;;) {
+    const counts = await Promise.all(Object.values(queues).map((q) => q.getJobCounts("waiting", "active", "prioritized")));
+    if (counts.every((c) => Object.values(c).every((n) => n === 0))) return;
+    await Bun.sleep(100);
+  }
+}
+
+if (scenarios.includes("worker-activity")) {
+  record(`\n### worker-activity: ${S.activity.toLocaleString()} activity entries in batches of 500, drained by one worker process`);
+  await idle();
+  const before = count("SELECT count(*) AS n FROM activity_entries");
+  const batches = Array.from({ length: S.activity / 500 }, (_, b) => ({
+    name: "activity.batch",
+    data: {
+      entries: Array.from({ length: 500 }, (_, i) => ({
+        request_id: `req_bench_${b}_${i}_${newId("req")}`, org_id: keys[0]!.orgId, key_id: "key_bench", actor: "bench", method: "GET",
+        route: "/api/v1/me", status: 200, address: "127.0.0.1", duration_ms: 0.5, at: Date.now() * 1000,
+      })),
+    },
+    opts: { jobId: `bench-activity-${b}-${Date.now()}` },
+  }));
+  const started = performance.now();
+  await queues.records.addBulk(batches);
+  await drained(() => count("SELECT count(*) AS n FROM activity_entries") - before >= S.activity, "activity entries");
+  const seconds = (performance.now() - started) / 1000;
+  const rate = S.activity / seconds;
+  // Baseline: the same rows through one prepared INSERT, 500 per transaction, in this process.
+  const scratch = openDatabase(join(dir, "scratch.sqlite"));
+  const insert = scratch.$client.prepare(
+    "INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+  );
+  const t0 = performance.now();
+  for (const batch of batches) scratch.$client.transaction(() => { for (const e of batch.data.entries) insert.run(e.request_id, e.org_id, e.key_id, e.actor, e.method, e.route, e.status, e.address, e.duration_ms, e.at); })();
+  const baseRate = S.activity / ((performance.now() - t0) / 1000);
+  scratch.$client.close();
+  record(`worker ${Math.round(rate).toLocaleString()} entries/s (${seconds.toFixed(2)} s); baseline (bare inserts) ${Math.round(baseRate).toLocaleString()} entries/s; ratio ${(rate / baseRate).toFixed(2)}`);
+  summary.push(`| worker: activity entries drained | ${Math.round(rate).toLocaleString()} entries/s | ≥ 20,000/s | ${rate >= 20_000 ? "met" : "missed"} |`);
+}
+
+if (scenarios.includes("worker-outbound")) {
+  record(`\n### worker-outbound: ${S.outbound.toLocaleString()} launch DMs against the loopback Slack stand-in (WORKER_CONCURRENCY_OUTBOUND=32)`);
+  await idle();
+  const users = Array.from({ length: 50 }, (_, i) => ({ id: newId("usr"), slack: `UBENCH${i}` }));
+  for (const u of users) {
+    slack.addUser(u.slack);
+    serviceDb.$client.run("INSERT INTO users (id, org_id, name, email, slack_user_id, created_at) VALUES (?, ?, 'Bench CSM', 'csm@bench.example', ?, 0)", [u.id, keys[0]!.orgId, u.slack]);
+  }
+  const before = count("SELECT count(*) AS n FROM deliveries WHERE status = 'sent'");
+  const stamp = Date.now();
+  const jobs = Array.from({ length: S.outbound }, (_, i) => ({
+    name: "launch.slack_dm",
+    data: { org_id: keys[0]!.orgId, onboarding_id: pick(keys[0]!.onboardingIds, i), customer_id: keys[0]!.customerId, csm_id: pick(users, i).id, actor: "bench", at: stamp * 1000 },
+    opts: { jobId: `bench-dm-${stamp}-${i}` },
+  }));
+  const started = performance.now();
+  for (let i = 0; i < jobs.length; i += 1000) await queues.outbound.addBulk(jobs.slice(i, i + 1000));
+  await drained(() => count("SELECT count(*) AS n FROM deliveries WHERE status = 'sent'") - before >= S.outbound, "outbound jobs");
+  const seconds = (performance.now() - started) / 1000;
+  const rate = S.outbound / seconds;
+  // Baseline: the same two Slack calls per DM from a bare loop, 32 at a time, no queue or database.
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next < S.outbound) {
+      const i = next++;
+      const headers = { authorization: `Bearer ${slack.token}`, "content-type": "application/json" };
+      const open = (await (await fetch(`${slack.url}conversations.open`, { method: "POST", headers, body: JSON.stringify({ users: pick(users, i).slack }) })).json()) as { channel: { id: string } };
+      await (await fetch(`${slack.url}chat.postMessage`, { method: "POST", headers, body: JSON.stringify({ channel: open.channel.id, text: "baseline" }) })).arrayBuffer();
+    }
+  }));
+  const baseRate = S.outbound / ((performance.now() - t0) / 1000);
+  record(`worker ${Math.round(rate).toLocaleString()} jobs/s (${seconds.toFixed(2)} s); baseline (bare HTTP calls) ${Math.round(baseRate).toLocaleString()} jobs/s; ratio ${(rate / baseRate).toFixed(2)}`);
+  summary.push(`| worker: outbound jobs against the Slack stand-in | ${Math.round(rate).toLocaleString()} jobs/s | ≥ 1,000/s | ${rate >= 1000 ? "met" : "missed"} |`);
+}
+
+// ---- report ------------------------------------------------------------------------------
+log("\n| scenario | result | target | |\n|---|---|---|---|");
+for (const row of summary) log(row);
+
+await Promise.all(Object.values(queues).map((q) => q.close()));
+connection.disconnect();
+await Promise.all([stop(api), stop(worker), stop(baseline)]);
+slack.stop();
+await redis.stop();
+serviceDb.$client.close();
+rmSync(dir, { recursive: true, force: true });
+
+if (!quick && chosen.length === 0 && !args.some((a) => a.includes("="))) {
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${Bun.version}, ${process.platform}`;
+  writeFileSync(
+    "bench/RESULTS.md",
+    `# Benchmark results\n\nCommand: \`npm run bench\` (all scenarios, ${S.rounds} rounds of ${S.seconds} s each, A = service, B = baseline, alternating).\nMachine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}.\nService: API + worker processes, private redis-server, fresh SQLite (WAL), LOG_LEVEL=warn; autocannon with 32 connections, on 127.0.0.1; load spread over ${keys.length} paid keys of ${S.orgs} workspaces.\nBaseline: bench/baseline-server.ts, bare Bun.serve + bun:sqlite prepared statements on the same tables.\n\n## Summary (median ratio of the rounds)\n\n| scenario | result | target | |\n|---|---|---|---|\n${summary.join("\n")}\n\n## Every run\n\n\`\`\`\n${lines.join("\n").trim()}\n\`\`\`\n`,
+  );
+  log("\nwrote bench/RESULTS.md");
+}
+process.exit(0);
