@@ -7,7 +7,7 @@ import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { closeQueues, createQueues } from "../shared/jobs/queues.ts";
 import { createActivityRecorder } from "./activity/activity-recorder.ts";
-import { checkAdminAccess, isAdminPath } from "./admin/admin-guard.ts";
+import { checkAdminAccess } from "./admin/admin-guard.ts";
 import { createMetrics } from "./admin/metrics.ts";
 import { queueDashboard } from "./admin/queue-dashboard.ts";
 import { createAuthenticator } from "./auth/authenticate.ts";
@@ -119,39 +119,41 @@ export async function createApp(infra: AppInfrastructure) {
   const onUnexpected = (requestId: string) => (error: unknown) =>
     logger.error("unhandled error", { request_id: requestId, error: describe(error) });
 
-  const app = new Elysia({ normalize: false })
-    .onRequest(({ request, set }) => {
-      const requestId = newId("req");
-      set.headers["request-id"] = requestId;
-      const pathname = new URL(request.url).pathname;
-      if (!isAdminPath(pathname)) return;
+  // Operators' surface, behind ADMIN_TOKEN: the guard is local to this sub-app.
+  const admin = new Elysia()
+    .onBeforeHandle(({ request }) => {
       const refusal = checkAdminAccess(infra.adminToken ?? null, request.headers.get("authorization"));
-      if (refusal) {
-        const headers: Record<string, string> = { "request-id": requestId };
-        if (refusal.code !== "route_not_found") headers["www-authenticate"] = 'Basic realm="onboarding admin"';
-        return errorResponse(refusal, onUnexpected(requestId), headers);
-      }
+      if (!refusal) return;
+      const requestId = newId("req");
+      const headers: Record<string, string> = { "request-id": requestId };
+      if (refusal.code !== "route_not_found") headers["www-authenticate"] = 'Basic realm="onboarding admin"';
+      return errorResponse(refusal, onUnexpected(requestId), headers);
     })
-    .onError(({ code, error, request, set }) => {
-      const requestId = String(set.headers["request-id"]);
+    .get("/metrics", () => metrics.render())
+    .use(await queueDashboard(queues));
+
+  // No global request hook: the pipeline sets Request-Id on its own responses, so Elysia has
+  // nothing to merge into them; only what never reaches a route (404, 405) gets one here.
+  const app = new Elysia({ normalize: false })
+    .onError(({ code, error, request }) => {
+      const requestId = newId("req");
+      const withId = (e: unknown, headers: Record<string, string> = {}) =>
+        errorResponse(e, onUnexpected(requestId), { "request-id": requestId, ...headers });
       if (code === "NOT_FOUND") {
         const pathname = new URL(request.url).pathname;
         const methods = allowedMethods(pathname);
         if (methods.length > 0) {
-          return errorResponse(
+          return withId(
             new DomainError("method_not_allowed", `${request.method} is not allowed on ${pathname}; allowed: ${methods.join(", ")}.`),
-            onUnexpected(requestId),
             { allow: methods.join(", ") },
           );
         }
-        return errorResponse(new DomainError("route_not_found", `No route matches ${request.method} ${pathname}.`), onUnexpected(requestId));
+        return withId(new DomainError("route_not_found", `No route matches ${request.method} ${pathname}.`));
       }
-      if (code === "PARSE") return errorResponse(new DomainError("invalid_json", "The request body is not valid JSON."), onUnexpected(requestId));
-      return errorResponse(error, onUnexpected(requestId));
-    });
-
-  app.get("/metrics", () => metrics.render());
-  app.use(await queueDashboard(queues));
+      if (code === "PARSE") return withId(new DomainError("invalid_json", "The request body is not valid JSON."));
+      return withId(error);
+    })
+    .use(admin);
 
   mountRoutes(app, routes, {
     authenticate: createAuthenticator(db),

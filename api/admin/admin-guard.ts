@@ -1,9 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { DomainError } from "../../shared/errors.ts";
 
-/** Paths for operators, not integrators: the queue dashboard and the metrics. */
-export const isAdminPath = (pathname: string) => pathname === "/metrics" || pathname === "/admin/queues" || pathname.startsWith("/admin/queues/");
-
 const same = (a: string, b: string) => {
   const x = Buffer.from(a);
   const y = Buffer.from(b);

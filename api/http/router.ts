@@ -1,6 +1,7 @@
 import type { Elysia } from "elysia";
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { DomainError } from "../../shared/errors.ts";
+import { newId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ActivityRecorder } from "../activity/activity-recorder.ts";
 import type { Metrics } from "../admin/metrics.ts";
@@ -59,7 +60,6 @@ const json = (status: number, body: string, headers: Record<string, string>) =>
 type Ctx = {
   request: Request;
   params: Record<string, string>;
-  set: { headers: Record<string, string | number> };
   server: { requestIP(request: Request): { address: string } | null } | null;
 };
 
@@ -110,9 +110,9 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
 
     const handle = async (ctx: Ctx): Promise<Response> => {
       const started = performance.now();
-      const requestId = String(ctx.set.headers["request-id"]);
+      const requestId = newId("req");
       const address = ctx.server?.requestIP(ctx.request)?.address ?? "unknown";
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { "request-id": requestId };
       let actor: Actor | undefined;
       let response: Response;
       try {

@@ -1,4 +1,5 @@
-import { and, desc, eq, getTableColumns, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
+import { rawColumns } from "../../shared/db/raw-select.ts";
 import { setParam, type Db } from "../../shared/db/client.ts";
 import { onboardings, type OnboardingRow } from "../../shared/db/schema.ts";
 
@@ -12,18 +13,24 @@ export interface PageFilter {
 }
 
 export function createOnboardingStore(db: Db) {
-  const live = and(eq(o.orgId, p("orgId")), isNull(o.deletedAt));
-  const byId = db.select().from(o).where(and(live, eq(o.id, p("id")))).prepare();
-  const byDisplayId = db.select().from(o).where(and(live, eq(o.displayId, p("displayId")))).prepare();
+  // Reads go straight through bun:sqlite (see shared/db/raw-select.ts); writes through drizzle.
+  const { list: selectList, fromRow } = rawColumns(o);
+  const live = "org_id = $orgId AND deleted_at IS NULL";
+  const byId = db.$client.prepare<Record<string, unknown>, { orgId: string; id: string }>(`SELECT ${selectList} FROM onboardings WHERE ${live} AND id = $id`);
+  const byDisplayId = db.$client.prepare<Record<string, unknown>, { orgId: string; displayId: number }>(
+    `SELECT ${selectList} FROM onboardings WHERE ${live} AND display_id = $displayId`,
+  );
 
   // One prepared page query per scope and filter combination, each served by its own index
   // (see the schema), so a page costs the same however many rows the workspace holds.
   const pageQuery = (scope: "org" | "customer", phase: boolean, state: boolean) => {
-    const where: SQL[] = [live!, lt(o.createdAt, p("before"))];
-    if (scope === "customer") where.push(eq(o.customerId, p("customerId")));
-    if (phase) where.push(eq(o.phase, p("phase")));
-    if (state) where.push(eq(o.state, p("state")));
-    return db.select().from(o).where(and(...where)).orderBy(desc(o.createdAt)).limit(p("limit")).prepare();
+    const where = [live, "created_at < $before"];
+    if (scope === "customer") where.push("customer_id = $customerId");
+    if (phase) where.push("phase = $phase");
+    if (state) where.push("state = $state");
+    return db.$client.prepare<Record<string, unknown>, Record<string, string | number>>(
+      `SELECT ${selectList} FROM onboardings WHERE ${where.join(" AND ")} ORDER BY created_at DESC LIMIT $limit`,
+    );
   };
   const pages = new Map<string, ReturnType<typeof pageQuery>>();
   for (const scope of ["org", "customer"] as const) {
@@ -46,12 +53,22 @@ export function createOnboardingStore(db: Db) {
   const softDelete = db.update(o).set({ deletedAt: setParam("now") }).where(eq(o.id, p("id"))).prepare();
 
   return {
-    byId: (orgId: string, id: string) => byId.get({ orgId, id }),
-    byDisplayId: (orgId: string, displayId: number) => byDisplayId.get({ orgId, displayId }),
-    page: (orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number): OnboardingRow[] =>
-      pages
-        .get(`${customerId === null ? "org" : "customer"}:${filter.phase !== undefined}:${filter.state !== undefined}`)!
-        .all({ orgId, customerId, phase: filter.phase, state: filter.state, before, limit }),
+    byId: (orgId: string, id: string): OnboardingRow | undefined => {
+      const row = byId.get({ orgId, id });
+      return row ? fromRow(row) : undefined;
+    },
+    byDisplayId: (orgId: string, displayId: number): OnboardingRow | undefined => {
+      const row = byDisplayId.get({ orgId, displayId });
+      return row ? fromRow(row) : undefined;
+    },
+    page(orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number): OnboardingRow[] {
+      const params: Record<string, string | number> = { orgId, before, limit };
+      if (customerId !== null) params.customerId = customerId;
+      if (filter.phase !== undefined) params.phase = filter.phase;
+      if (filter.state !== undefined) params.state = filter.state;
+      const query = pages.get(`${customerId === null ? "org" : "customer"}:${filter.phase !== undefined}:${filter.state !== undefined}`)!;
+      return query.all(params).map(fromRow);
+    },
     insert: (row: Omit<OnboardingRow, "deletedAt">) => insert.run(row),
     update: (row: OnboardingRow) => update.run(row),
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),

@@ -8,6 +8,16 @@ describe("datetimes", () => {
     expect(parseDateTimeMicros(formatMicros(micros))).toBe(micros);
   });
 
+  test("format agrees with Date#toISOString across centuries, leap days and epochs", () => {
+    // Microseconds are exact in a double up to ±2^53 µs (years 1685 to 2255).
+    const samples = [0, 951_782_400_000, 951_868_799_999, 4_107_542_399_999, -1, -2_208_988_800_000, 8_000_000_000_000];
+    for (let i = 0; i < 2000; i++) samples.push(Math.floor((Math.random() * 2 - 1) * 8e12));
+    for (const ms of samples) {
+      const micros = ms * 1000 + 789;
+      expect(formatMicros(micros)).toBe(new Date(ms).toISOString().replace("Z", "789Z"));
+    }
+  });
+
   test("parse accepts RFC 3339 with Z or an offset, any fraction", () => {
     const base = Date.UTC(2026, 10, 22, 10, 15, 30) * 1000;
     expect(parseDateTimeMicros("2026-11-22T10:15:30Z")).toBe(base);
