@@ -14,6 +14,7 @@ export async function freePort(): Promise<number> {
 export interface PrivateRedis {
   url: string;
   port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -69,6 +70,7 @@ export async function startPrivateRedis(options: { dir?: string; port?: number; 
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    pid: child.pid,
     async stop() {
       child.kill("SIGTERM");
       await child.exited;

@@ -32,11 +32,11 @@ export async function runLoad(baseUrl: string, make: (n: number) => LoadRequest,
 }
 
 /** Sequential requests timed one by one: precise percentiles for one request at a time. */
-export async function measureLatency(url: string, headers: Record<string, string>, count: number): Promise<{ p50: number; p99: number }> {
+export async function measureLatency(url: string, headers: (i: number) => Record<string, string>, count: number): Promise<{ p50: number; p99: number }> {
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
-    const response = await fetch(url, { headers });
+    const response = await fetch(url, { headers: headers(i) });
     await response.arrayBuffer();
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
     samples.push(performance.now() - started);

@@ -1,9 +1,18 @@
 import { spawn, type Subprocess } from "bun";
 
+const children = new Set<Subprocess>();
+// However the harness ends (an error included), it leaves no server running behind it.
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
 /** `profileDir` runs the script under `bun --cpu-prof`, writing a .cpuprofile there on exit. */
 export function startBun(script: string, env: Record<string, string>, profileDir?: string): Subprocess {
   const profile = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
-  return spawn([process.execPath, ...profile, script], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+  const child = spawn([process.execPath, ...profile, script], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+  children.add(child);
+  void child.exited.then(() => children.delete(child));
+  return child;
 }
 
 export async function waitForHttp(url: string, timeoutMs = 20_000): Promise<void> {
