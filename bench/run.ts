@@ -5,7 +5,7 @@
  * service/baseline ratio pair by pair; a full run rewrites bench/RESULTS.md.
  * --quick (CI): one short round per scenario and small data, only to prove the harness.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
@@ -21,6 +21,8 @@ import { seedOnboardings, seedWorkspaces, type SeededKey } from "./lib/seed.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
+// --service-only: no baseline runs, so a profile of the API (BENCH_CPU_PROF) shows load, not idling.
+const serviceOnly = args.includes("--service-only");
 const ALL = ["create", "read", "list", "patch", "list-scale", "worker-activity", "worker-outbound"] as const;
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
@@ -158,12 +160,17 @@ for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers
   const ratios: number[] = [];
   for (let round = 1; round <= S.rounds; round++) {
     const a = await runLoad(serviceUrl, m.service(), S.seconds);
+    if (serviceOnly) {
+      record(`round ${round}  service  ${fmt(a)}${problems(a)}`);
+      continue;
+    }
     const b = await runLoad(baselineUrl, m.baseline(), S.seconds);
     ratios.push(a.rps / b.rps);
     record(`round ${round}  service  ${fmt(a)}${problems(a)}`);
     record(`round ${round}  baseline ${fmt(b)}${problems(b)}`);
     record(`round ${round}  ratio    ${(a.rps / b.rps).toFixed(2)}`);
   }
+  if (serviceOnly) continue;
   const r = median(ratios);
   summary.push(`| ${name} | ${r.toFixed(2)} × baseline | ≥ ${m.target} | ${r >= m.target ? "met" : "missed"} |`);
 }
@@ -287,11 +294,15 @@ await redis.stop();
 serviceDb.$client.close();
 rmSync(dir, { recursive: true, force: true });
 
-if (!quick && chosen.length === 0 && !args.some((a) => a.includes("="))) {
+if (!quick && !serviceOnly && chosen.length === 0 && !args.some((a) => a.includes("="))) {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${Bun.version}, ${process.platform}`;
+  // The hand-written analysis below the marker survives a new run.
+  const MARKER = "<!-- analysis: kept across runs -->";
+  const previous = existsSync("bench/RESULTS.md") ? readFileSync("bench/RESULTS.md", "utf8") : "";
+  const analysis = previous.includes(MARKER) ? previous.slice(previous.indexOf(MARKER)) : `${MARKER}\n`;
   writeFileSync(
     "bench/RESULTS.md",
-    `# Benchmark results\n\nCommand: \`npm run bench\` (all scenarios, ${S.rounds} rounds of ${S.seconds} s each, A = service, B = baseline, alternating).\nMachine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}.\nService: API + worker processes, private redis-server, fresh SQLite (WAL), LOG_LEVEL=warn; autocannon with 32 connections, on 127.0.0.1; load spread over ${keys.length} paid keys of ${S.orgs} workspaces.\nBaseline: bench/baseline-server.ts, bare Bun.serve + bun:sqlite prepared statements on the same tables.\n\n## Summary (median ratio of the rounds)\n\n| scenario | result | target | |\n|---|---|---|---|\n${summary.join("\n")}\n\n## Every run\n\n\`\`\`\n${lines.join("\n").trim()}\n\`\`\`\n`,
+    `# Benchmark results\n\nCommand: \`npm run bench\` (all scenarios, ${S.rounds} rounds of ${S.seconds} s each, A = service, B = baseline, alternating).\nMachine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}.\nService: API + worker processes, private redis-server, fresh SQLite (WAL), LOG_LEVEL=warn; autocannon with 32 connections, on 127.0.0.1; load spread over ${keys.length} paid keys of ${S.orgs} workspaces.\nBaseline: bench/baseline-server.ts, bare Bun.serve + bun:sqlite prepared statements on the same tables.\n\n## Summary (median ratio of the rounds)\n\n| scenario | result | target | |\n|---|---|---|---|\n${summary.join("\n")}\n\n## Every run\n\n\`\`\`\n${lines.join("\n").trim()}\n\`\`\`\n\n${analysis}`,
   );
   log("\nwrote bench/RESULTS.md");
 }
