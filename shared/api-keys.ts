@@ -23,5 +23,3 @@ export function generateApiKey(mode: KeyMode): { key: string; prefix: string; ha
   const key = `${mode === "test" ? "svc_test_" : "svc_"}${secret}`;
   return { key, prefix: key.slice(0, 12), hash: hashApiKey(key) };
 }
-
-export const modeOfKey = (key: string): KeyMode => (key.startsWith("svc_test_") ? "test" : "live");

@@ -92,4 +92,3 @@ type Payloads = { [Q in QueueName]: { [N in keyof Catalog[Q]]: Catalog[Q][N] ext
 export type JobPayload<Q extends QueueName, N extends JobName<Q>> = Payloads[Q][N];
 
 export type ActivityEntry = Static<typeof activityEntry>;
-export const QUEUE_NAMES = Object.keys(JOBS) as QueueName[];
