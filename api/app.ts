@@ -82,6 +82,11 @@ export async function createApp(infra: AppInfrastructure) {
     outbox,
   };
 
+  const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger });
+  const usage = createKeyUsage(db, clock);
+  const idempotency = createIdempotency(db, clock);
+  const activity = createActivityRecorder({ db, queues, outbox, logger, nowMicros: () => clock.nowMicros() });
+
   let document: unknown;
   const routes: RouteDef[] = [
     ...metaRoutes({
@@ -103,10 +108,6 @@ export async function createApp(infra: AppInfrastructure) {
     ...onboardingRoutes(services),
   ];
 
-  const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger });
-  const usage = createKeyUsage(db, clock);
-  const idempotency = createIdempotency(db, clock);
-  const activity = createActivityRecorder({ db, queues, outbox, logger, nowMicros: () => clock.nowMicros() });
   relay.start();
   const timers = [
     setInterval(() => usage.flush(), USAGE_FLUSH_MS),
