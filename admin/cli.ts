@@ -100,7 +100,7 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return [line(columns), ...cells.map(line)].join("\n");
 }
 
-type Context = { db: Db; secretKey: string | null };
+type Context = { secretKey: string | null };
 
 const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Output> = {
   "org create": (db, flags) => {
@@ -205,7 +205,7 @@ function main(argv: string[]): number {
   try {
     const config = loadConfig(withStoredSecrets(process.env));
     const db = openDatabase(config.databasePath);
-    const output = command(db, values, { db, secretKey: config.secretKey });
+    const output = command(db, values, { secretKey: config.secretKey });
     db.$client.close();
     console.log(values.json ? JSON.stringify(output.json) : output.text);
     return 0;

@@ -1,4 +1,5 @@
 import { spawn, type Subprocess } from "bun";
+import { Redis } from "ioredis";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,37 +19,27 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-async function waitForPing(port: number, timeoutMs: number): Promise<void> {
+/** Whether a Redis answers PING at `url`, without retrying: a yes or no within a second. */
+export async function redisAnswers(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function waitForPing(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    try {
-      const ok = await new Promise<boolean>((resolve) => {
-        let buffer = "";
-        Bun.connect({
-          hostname: "127.0.0.1",
-          port,
-          socket: {
-            open: (s) => void s.write("PING\r\n"),
-            data: (s, chunk) => {
-              buffer += chunk.toString();
-              if (buffer.includes("PONG")) {
-                s.end();
-                resolve(true);
-              }
-            },
-            error: () => resolve(false),
-            connectError: () => resolve(false),
-            close: () => resolve(buffer.includes("PONG")),
-          },
-        }).catch(() => resolve(false));
-      });
-      if (ok) return;
-    } catch {
-      // not up yet
-    }
+    if (await redisAnswers(url)) return;
     await Bun.sleep(25);
   }
-  throw new Error(`redis-server on port ${port} did not answer within ${timeoutMs} ms`);
+  throw new Error(`redis-server at ${url} did not answer within ${timeoutMs} ms`);
 }
 
 /**
@@ -66,7 +57,7 @@ export async function startPrivateRedis(options: { dir?: string; port?: number; 
     ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", options.persist ? "yes" : "no", "--dir", dir],
     { stdout: "ignore", stderr: "inherit" },
   );
-  await waitForPing(port, 10_000);
+  await waitForPing(`redis://127.0.0.1:${port}`, 10_000);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,

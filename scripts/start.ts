@@ -8,28 +8,14 @@
 import { spawn, type Subprocess } from "bun";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { Redis } from "ioredis";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { ensureSecrets } from "./ensure-secrets.ts";
-import { startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
+import { redisAnswers, startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
 
 const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 ensureSecrets(process.env.DATA_DIR || "./data");
 const config = loadConfigOrExit();
 const say = (message: string) => console.log(`[start] ${message}`);
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 let privateRedis: PrivateRedis | undefined;
 let redisUrl = config.redisUrl;

@@ -25,3 +25,10 @@ export type RateLimitTier = (typeof RATE_LIMIT_TIERS)[number];
 
 /** Resource kinds that get a per-workspace `display_id` and `created_at` sequence. */
 export type SequencedKind = "customer" | "contact" | "onboarding";
+
+/** Lowercase letters and digits in groups joined by single hyphens: customer and workspace slugs. */
+export const SLUG_PATTERN = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
+export const SLUG_MAX_LENGTH = 64;
+
+/** A pragmatic address check (what a mail server would accept), not RFC 5322 in full. */
+export const EMAIL_PATTERN = /^[^\s@"(),:;<>[\\\]]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;

@@ -4,7 +4,7 @@ import type { Clock } from "./clock.ts";
 import { writeTransaction, type Db } from "./db/client.ts";
 import { apiKeys, organizations, users } from "./db/schema.ts";
 import { encryptSecret } from "./secrets.ts";
-import { RATE_LIMIT_TIERS, type KeyMode, type RateLimitTier } from "./domain.ts";
+import { EMAIL_PATTERN, RATE_LIMIT_TIERS, SLUG_MAX_LENGTH, SLUG_PATTERN, type KeyMode, type RateLimitTier } from "./domain.ts";
 import { newId } from "./ids.ts";
 
 /** An operator's mistake (unknown workspace, taken slug): reported, never a crash. */
@@ -12,10 +12,10 @@ export class OperatorError extends Error {
   override name = "OperatorError";
 }
 
-const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const SLUG = new RegExp(SLUG_PATTERN);
 
 export function createOrganization(db: Db, clock: Clock, input: { slug: string; name: string }) {
-  if (!SLUG.test(input.slug) || input.slug.length > 64) {
+  if (!SLUG.test(input.slug) || input.slug.length > SLUG_MAX_LENGTH) {
     throw new OperatorError(`--slug must be lowercase letters and digits joined by single hyphens, at most 64 characters (got '${input.slug}').`);
   }
   const name = input.name.trim();
@@ -77,14 +77,12 @@ export function revokeApiKey(db: Db, clock: Clock, keyId: string) {
   return { ...key, revokedAt };
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 /** A person of the workspace: a CSM or another assignee an onboarding can name by id. */
 export function addUser(db: Db, clock: Clock, input: { orgSlug: string; name: string; email: string; slackUserId?: string | undefined }) {
   const org = findOrganization(db, input.orgSlug);
   const name = input.name.trim();
   if (name === "" || name.length > 200) throw new OperatorError("--name must be 1 to 200 characters.");
-  if (!EMAIL.test(input.email)) throw new OperatorError(`--email must be an e-mail address (got '${input.email}').`);
+  if (!EMAIL_PATTERN.test(input.email)) throw new OperatorError(`--email must be an e-mail address (got '${input.email}').`);
   if (input.slackUserId !== undefined && !/^[UW][A-Z0-9]{2,}$/.test(input.slackUserId)) {
     throw new OperatorError(`--slack-user-id must look like a Slack member id such as U0123ABCD (got '${input.slackUserId}').`);
   }

@@ -1,7 +1,8 @@
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Clock } from "../shared/clock.ts";
 import type { Db } from "../shared/db/client.ts";
-import type { DeliveryRow } from "../shared/db/schema.ts";
+import { rawColumns } from "../shared/db/raw-select.ts";
+import { deliveries, type DeliveryRow } from "../shared/db/schema.ts";
 import { newId } from "../shared/ids.ts";
 import { PermanentFailure } from "./failures.ts";
 
@@ -25,10 +26,7 @@ export interface DeliveryAttempt {
  */
 export function createDeliveries(db: Db, clock: Clock) {
   const sqlite = db.$client;
-  const find = sqlite.prepare<DeliveryRow, { source: string }>(
-    `SELECT id, source, org_id AS orgId, onboarding_id AS onboardingId, kind, target, status, detail, attempts,
-            created_at AS createdAt, updated_at AS updatedAt FROM deliveries WHERE source = $source`,
-  );
+  const find = sqlite.prepare<DeliveryRow, { source: string }>(`SELECT ${rawColumns(deliveries).list} FROM deliveries WHERE source = $source`);
   const insert = sqlite.prepare(
     `INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at)
      VALUES ($id, $source, $orgId, $onboardingId, $kind, $target, 'sending', NULL, 0, $now, $now) ON CONFLICT(source) DO NOTHING`,

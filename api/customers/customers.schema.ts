@@ -1,15 +1,14 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { CUSTOMER_STATUSES } from "../../shared/domain.ts";
+import { CUSTOMER_STATUSES, SLUG_MAX_LENGTH, SLUG_PATTERN } from "../../shared/domain.ts";
 import { DateTime, Nullable, StrictObject, StringEnum } from "../http/schema-kit.ts";
 import { Deleted, ListOf, pageQuery, refParam } from "../common.schema.ts";
 
-export const SLUG_PATTERN = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
 export const METADATA_MAX_BYTES = 16 * 1024;
 
 const name = Type.String({ minLength: 1, maxLength: 200, examples: ["Acme Corp"] });
 const slug = Type.String({
   pattern: SLUG_PATTERN,
-  maxLength: 64,
+  maxLength: SLUG_MAX_LENGTH,
   description: "lowercase letters and digits in groups joined by single hyphens, at most 64 characters",
   examples: ["acme-corp"],
 });

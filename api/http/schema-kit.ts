@@ -3,13 +3,12 @@
 import "elysia";
 import { FormatRegistry, Kind, Type, TypeRegistry, type SchemaOptions, type TSchema, type TUnsafe } from "@sinclair/typebox";
 import { isDateTime } from "../../shared/clock.ts";
+import { EMAIL_PATTERN } from "../../shared/domain.ts";
 
-// A pragmatic address check (what a mail server would accept), not RFC 5322 in full.
-const EMAIL = /^[^\s@"(),:;<>[\\\]]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 const HOSTNAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 FormatRegistry.Set("date-time", isDateTime);
-FormatRegistry.Set("email", (v) => EMAIL.test(v));
+FormatRegistry.Set("email", (v) => EMAIL_PATTERN.test(v));
 FormatRegistry.Set("hostname", (v) => HOSTNAME.test(v));
 
 /** Human wording for format failures, shared by every field of that format. */
