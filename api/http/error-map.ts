@@ -35,6 +35,8 @@ const HTTP: Record<ErrorCode, readonly [status: number, type: ErrorType]> = {
   idempotency_key_in_use: [409, "conflict"],
   rate_limited: [429, "rate_limit_error"],
   internal_error: [500, "internal_error"],
+  // A dependency (the database's write lock, say) is busy or away: always sent with Retry-After.
+  service_unavailable: [503, "internal_error"],
 };
 
 export const statusOf = (code: ErrorCode): number => HTTP[code][0];

@@ -32,6 +32,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   idempotency_key_in_use: "A request with this Idempotency-Key is still being processed; retry shortly.",
   rate_limited: "Too many requests: 60 per 60 seconds for this key. Retry after the Retry-After header's seconds.",
   internal_error: "An internal error occurred. Quote the Request-Id header when reporting it.",
+  service_unavailable: "The database is busy; retry after the Retry-After header's seconds.",
 };
 
 const FIELDS: Partial<Record<ErrorCode, string>> = {
@@ -47,7 +48,7 @@ const FIELDS: Partial<Record<ErrorCode, string>> = {
 
 /** Errors every route of a kind can answer, on top of its own list. */
 function commonErrors(route: RouteDef): ErrorCode[] {
-  const codes: ErrorCode[] = ["internal_error"];
+  const codes: ErrorCode[] = ["internal_error", "service_unavailable"];
   if (route.authenticated) {
     codes.push("missing_api_key", "invalid_api_key", "malformed_authorization_header", "api_key_revoked", "rate_limited");
   }
