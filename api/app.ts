@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { Redis } from "ioredis";
 import type { Clock } from "../shared/clock.ts";
-import type { Db } from "../shared/db/client.ts";
+import { isDatabaseBusy } from "../shared/db/busy.ts";
+import { writeTransaction, type Db } from "../shared/db/client.ts";
 import { DomainError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -28,7 +29,7 @@ import { metaRoutes } from "./meta/meta.routes.ts";
 import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
 import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
 import { createOrganizationStore } from "./organizations.store.ts";
-import { createOutboxWriter } from "./outbox/outbox.writer.ts";
+import { createOutboxWriter } from "../shared/db/outbox.writer.ts";
 import { createRelay } from "./outbox/relay.ts";
 import { createSequences } from "./sequences.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -45,12 +46,30 @@ export interface AppInfrastructure {
   rateLimits?: RateLimitSettings;
   /** Guards /metrics and /admin/queues; without it they answer 404. */
   adminToken?: string | null;
+  /** How long a request waits, without blocking, for SQLite's write lock before it answers 503. */
+  databaseBusyTimeoutMs?: number;
+  /** The longest a request waits on Redis (rate limits) before the process limits on its own. */
+  redisCommandTimeoutMs?: number;
 }
 
 const USAGE_FLUSH_MS = 1000;
 const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
 
 const REDIS_PROBE_TIMEOUT_MS = 1000;
+
+/** For periodic housekeeping: a run that meets another process's write lock waits for the next. */
+function ignoreBusy(run: () => unknown): void {
+  try {
+    run();
+  } catch (error) {
+    if (!isDatabaseBusy(error)) throw error;
+  }
+}
+/**
+ * Queue commands (a relay batch of 500 jobs is one pipeline) get their own connection with
+ * a longer bound than the request path's, so a busy moment is not mistaken for an outage.
+ */
+const QUEUE_COMMAND_TIMEOUT_MS = 5000;
 
 async function redisAnswers(redis: Redis): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -68,8 +87,10 @@ async function redisAnswers(redis: Redis): Promise<boolean> {
  */
 export async function createApp(infra: AppInfrastructure) {
   const { db, clock, logger } = infra;
-  const queues = createQueues(infra.redis, infra.redisPrefix);
-  const relay = createRelay({ db, queues, clock, logger });
+  const queueRedis = infra.redis.duplicate({ commandTimeout: QUEUE_COMMAND_TIMEOUT_MS });
+  queueRedis.on("error", () => {}); // the request connection's listener reports outages once
+  const queues = createQueues(queueRedis, infra.redisPrefix);
+  const relay = createRelay({ db, queues, clock, logger, redisAnswers: () => redisAnswers(queueRedis) });
   const outbox = createOutboxWriter(db, () => void relay.kick());
   const services: ServiceDeps = {
     db,
@@ -82,10 +103,10 @@ export async function createApp(infra: AppInfrastructure) {
     outbox,
   };
 
-  const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger });
+  const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger, commandTimeoutMs: infra.redisCommandTimeoutMs });
   const usage = createKeyUsage(db, clock);
   const idempotency = createIdempotency(db, clock);
-  const activity = createActivityRecorder({ db, queues, outbox, logger, nowMicros: () => clock.nowMicros() });
+  const activity = createActivityRecorder({ db, outbox, logger, nowMicros: () => clock.nowMicros() });
 
   let document: unknown;
   const routes: RouteDef[] = [
@@ -111,7 +132,7 @@ export async function createApp(infra: AppInfrastructure) {
   relay.start();
   const timers = [
     setInterval(() => usage.flush(), USAGE_FLUSH_MS),
-    setInterval(() => idempotency.purgeExpired(), IDEMPOTENCY_PURGE_MS),
+    setInterval(() => ignoreBusy(() => idempotency.purgeExpired()), IDEMPOTENCY_PURGE_MS),
   ];
   for (const timer of timers) timer.unref();
 
@@ -165,6 +186,8 @@ export async function createApp(infra: AppInfrastructure) {
     metrics,
     logger,
     nowMicros: () => clock.nowMicros(),
+    transaction: (fn) => writeTransaction(db, fn),
+    busyTimeoutMs: infra.databaseBusyTimeoutMs ?? 3000,
   });
 
   return {
@@ -183,10 +206,12 @@ export async function createApp(infra: AppInfrastructure) {
      */
     async close(): Promise<void> {
       for (const timer of timers) clearInterval(timer);
+      limiter.close();
       await activity.drain();
       await relay.stop();
       usage.flush();
       await closeQueues(queues);
+      queueRedis.disconnect();
     },
   };
 }

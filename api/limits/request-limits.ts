@@ -30,13 +30,16 @@ const limited = (decision: RateDecision, what: string) =>
 
 /**
  * The two limits every request meets: the calling key's bucket (a test key is its own key,
- * so its own bucket) and, for failed authentication, the client address's. An address over
- * its failure budget is refused locally without touching Redis or the key table until its
- * window frees.
+ * so its own bucket) and, for failed authentication, the client address's. Only failures
+ * count against an address, and only failures are refused for it: a valid key sent from an
+ * address that also sent bad ones (integrations behind one NAT) is served as usual. An
+ * address past its failure budget gets 429 for bad keys without another Redis call until
+ * its window frees.
  */
 export function createRequestLimits(limiter: RateLimiter, settings: RateLimitSettings) {
   const blockedUntil = new Map<string, number>();
   const window = `${limiter.windowSeconds} seconds`;
+  const failureRefusal = (decision: RateDecision) => limited(decision, `${window} of failed authentication from this address`);
 
   return {
     /** Counts the request against its key's bucket; the caller sends the headers either way. */
@@ -44,23 +47,19 @@ export function createRequestLimits(limiter: RateLimiter, settings: RateLimitSet
       const decision = await limiter.consume(`key:${actor.keyId}`, settings.perTier[actor.tier]);
       return { headers: rateLimitHeaders(decision), refusal: decision.allowed ? null : limited(decision, `${window} for this key`) };
     },
-    /** Throws `rate_limited` when the address already used up its failures. */
-    assertAddressNotBlocked(address: string): void {
-      const until = blockedUntil.get(address);
-      if (until === undefined) return;
-      const seconds = Math.ceil((until - Date.now()) / 1000);
-      if (seconds <= 0) {
-        blockedUntil.delete(address);
-        return;
-      }
-      throw limited({ allowed: false, limit: settings.failedAuthPerAddress, remaining: 0, resetSeconds: seconds }, `${window} of failed authentication from this address`);
-    },
     /** Counts a failed authentication; past the budget, the failure becomes a 429. */
     async recordAuthFailure(address: string): Promise<DomainError | null> {
+      const until = blockedUntil.get(address);
+      if (until !== undefined) {
+        const seconds = Math.ceil((until - Date.now()) / 1000);
+        if (seconds > 0) return failureRefusal({ allowed: false, limit: settings.failedAuthPerAddress, remaining: 0, resetSeconds: seconds });
+        blockedUntil.delete(address);
+      }
       const decision = await limiter.consume(`authfail:${address}`, settings.failedAuthPerAddress);
       if (decision.allowed) return null;
       blockedUntil.set(address, Date.now() + decision.resetSeconds * 1000);
-      return limited(decision, `${window} of failed authentication from this address`);
+      if (blockedUntil.size > 100_000) blockedUntil.delete(blockedUntil.keys().next().value!); // bounded memory
+      return failureRefusal(decision);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Deliveries } from "../deliveries.ts";
 import { PermanentFailure } from "../failures.ts";
 import type { Lookups } from "../lookups.ts";
 import { composeMessage } from "../mailer.ts";
-import type { SlackGateway } from "../slack.ts";
+import { directMessageOutcome, type SlackGateway } from "../slack.ts";
 import type { QueueHandlers } from "./types.ts";
 
 export interface OutboundDeps {
@@ -56,9 +56,10 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
           slackUserId,
           text: `:rocket: ${onboarding.customerName} is live: onboarding #${onboarding.displayId} entered launch (by ${p.actor}).`,
           deliveryId: attempt.deliveryId,
-          mayHaveSent: attempt.mayHaveSent,
+          earlierSendAt: attempt.earlierSendAt,
+          sending: attempt.sending,
         });
-        return { status: "sent", detail: result === "found" ? "posted by an earlier attempt" : "direct message posted", target: slackUserId };
+        return directMessageOutcome(result, slackUserId);
       }),
 
     "launch.calendar_entry": (p, job) =>
