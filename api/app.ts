@@ -50,6 +50,8 @@ export interface AppInfrastructure {
   databaseBusyTimeoutMs?: number;
   /** The longest a request waits on Redis (rate limits) before the process limits on its own. */
   redisCommandTimeoutMs?: number;
+  /** An outbox row handed to Redis this long ago without a recorded outcome is checked (and re-sent if lost). */
+  outboxReconcileAfterMs?: number;
 }
 
 const USAGE_FLUSH_MS = 1000;
@@ -90,7 +92,15 @@ export async function createApp(infra: AppInfrastructure) {
   const queueRedis = infra.redis.duplicate({ commandTimeout: QUEUE_COMMAND_TIMEOUT_MS });
   queueRedis.on("error", () => {}); // the request connection's listener reports outages once
   const queues = createQueues(queueRedis, infra.redisPrefix);
-  const relay = createRelay({ db, queues, clock, logger, redisAnswers: () => redisAnswers(queueRedis) });
+  const relay = createRelay({
+    db,
+    queues,
+    clock,
+    logger,
+    redisAnswers: () => redisAnswers(queueRedis),
+    reconcileAfterMs: infra.outboxReconcileAfterMs,
+    reconcileEveryMs: infra.outboxReconcileAfterMs === undefined ? undefined : Math.max(100, infra.outboxReconcileAfterMs / 3),
+  });
   const outbox = createOutboxWriter(db, () => void relay.kick());
   const services: ServiceDeps = {
     db,
@@ -141,14 +151,20 @@ export async function createApp(infra: AppInfrastructure) {
   const onUnexpected = (requestId: string) => (error: unknown) =>
     logger.error("unhandled error", { request_id: requestId, error: describe(error) });
 
-  // Operators' surface, behind ADMIN_TOKEN: the guard is local to this sub-app.
+  const limits = createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS);
+
+  // Operators' surface, behind ADMIN_TOKEN: the guard is local to this sub-app. Wrong tokens
+  // count against the address's budget, like bad API keys; a right one is never refused.
   const admin = new Elysia()
-    .onBeforeHandle(({ request }) => {
-      const refusal = checkAdminAccess(infra.adminToken ?? null, request.headers.get("authorization"));
+    .onBeforeHandle(async ({ request, server }) => {
+      let refusal = checkAdminAccess(infra.adminToken ?? null, request.headers.get("authorization"));
       if (!refusal) return;
       const requestId = newId("req");
       const headers: Record<string, string> = { "request-id": requestId };
-      if (refusal.code !== "route_not_found") headers["www-authenticate"] = 'Basic realm="onboarding admin"';
+      if (refusal.code === "invalid_api_key") {
+        refusal = (await limits.recordAdminFailure(server?.requestIP(request)?.address ?? "unknown")) ?? refusal;
+      }
+      if (refusal.code === "missing_api_key" || refusal.code === "invalid_api_key") headers["www-authenticate"] = 'Basic realm="onboarding admin"';
       return errorResponse(refusal, onUnexpected(requestId), headers);
     })
     .get("/metrics", () => metrics.render())
@@ -179,7 +195,7 @@ export async function createApp(infra: AppInfrastructure) {
 
   mountRoutes(app, routes, {
     authenticate: createAuthenticator(db),
-    limits: createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS),
+    limits,
     usage,
     idempotency,
     activity,

@@ -35,6 +35,8 @@ export interface Config {
   redisCommandTimeoutMs: number;
   /** Seconds an HTTP connection may stay silent before the API closes it. */
   httpIdleTimeoutSeconds: number;
+  /** Seconds after which a side effect handed to Redis without a recorded outcome is checked, and handed over again if Redis lost it. */
+  outboxReconcileSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -131,6 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseBusyTimeoutMs: positiveInt(env, "DATABASE_BUSY_TIMEOUT_MS", 3000, 60_000),
     redisCommandTimeoutMs: positiveInt(env, "REDIS_COMMAND_TIMEOUT_MS", 500, 10_000),
     httpIdleTimeoutSeconds: positiveInt(env, "HTTP_IDLE_TIMEOUT_SECONDS", 10, 255),
+    outboxReconcileSeconds: positiveInt(env, "OUTBOX_RECONCILE_SECONDS", 30, 3600),
   };
 }
 

@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { openDatabase } from "../shared/db/client.ts";
+import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createMailer } from "./mailer.ts";
 import { createWorker } from "./worker.ts";
@@ -11,7 +12,8 @@ const logger = createLogger(config.logLevel, { service: "worker" });
 const db = openDatabase(config.databasePath);
 // Workers wait out a Redis outage instead of failing commands (BullMQ's requirement).
 const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-connection.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
+reportOutages(connection, logger, "worker");
+connection.once("ready", () => void checkEvictionPolicy(connection, logger));
 
 const worker = createWorker({
   db,

@@ -127,10 +127,14 @@ export function createWorker(infra: WorkerInfrastructure) {
       await scheduled;
       await Promise.all(workers.map((w) => w.waitUntilReady()));
     },
-    /** Lets active jobs finish (up to `graceMs`), then closes; unfinished jobs go back to the queue. */
+    /**
+     * Lets active jobs finish (up to `graceMs`), then closes; unfinished jobs go back to the
+     * queue. With Redis away there is nothing to hand back to: it closes at once.
+     */
     async close(graceMs = 10_000): Promise<void> {
       clearInterval(schedulerTimer);
       infra.connection.off("ready", reensure);
+      if (infra.connection.status !== "ready") graceMs = 0;
       const graceful = Promise.all(workers.map((w) => w.close()));
       const timedOut = await Promise.race([
         graceful.then(() => false),

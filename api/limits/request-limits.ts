@@ -7,11 +7,14 @@ export interface RateLimitSettings {
   perTier: Record<RateLimitTier, number>;
   /** Failed authentications allowed per client address and window, so keys cannot be guessed at speed. */
   failedAuthPerAddress: number;
+  /** Wrong ADMIN_TOKENs allowed per client address and window, on /metrics and /admin/queues. */
+  failedAdminPerAddress: number;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   perTier: { default: 60, paid: 600 },
   failedAuthPerAddress: 30,
+  failedAdminPerAddress: 10,
 };
 
 export const rateLimitHeaders = (decision: RateDecision): Record<string, string> => ({
@@ -37,9 +40,26 @@ const limited = (decision: RateDecision, what: string) =>
  * its window frees.
  */
 export function createRequestLimits(limiter: RateLimiter, settings: RateLimitSettings) {
-  const blockedUntil = new Map<string, number>();
   const window = `${limiter.windowSeconds} seconds`;
-  const failureRefusal = (decision: RateDecision) => limited(decision, `${window} of failed authentication from this address`);
+
+  /** A budget of failures per address: refusals are answered locally once it is spent. */
+  function failureBudget(bucketPrefix: string, limit: number, what: string) {
+    const blockedUntil = new Map<string, number>();
+    const refusal = (decision: RateDecision) => limited(decision, `${window} of ${what} from this address`);
+    return async (address: string): Promise<DomainError | null> => {
+      const until = blockedUntil.get(address);
+      if (until !== undefined) {
+        const seconds = Math.ceil((until - Date.now()) / 1000);
+        if (seconds > 0) return refusal({ allowed: false, limit, remaining: 0, resetSeconds: seconds });
+        blockedUntil.delete(address);
+      }
+      const decision = await limiter.consume(`${bucketPrefix}:${address}`, limit);
+      if (decision.allowed) return null;
+      blockedUntil.set(address, Date.now() + decision.resetSeconds * 1000);
+      if (blockedUntil.size > 100_000) blockedUntil.delete(blockedUntil.keys().next().value!); // bounded memory
+      return refusal(decision);
+    };
+  }
 
   return {
     /** Counts the request against its key's bucket; the caller sends the headers either way. */
@@ -48,19 +68,9 @@ export function createRequestLimits(limiter: RateLimiter, settings: RateLimitSet
       return { headers: rateLimitHeaders(decision), refusal: decision.allowed ? null : limited(decision, `${window} for this key`) };
     },
     /** Counts a failed authentication; past the budget, the failure becomes a 429. */
-    async recordAuthFailure(address: string): Promise<DomainError | null> {
-      const until = blockedUntil.get(address);
-      if (until !== undefined) {
-        const seconds = Math.ceil((until - Date.now()) / 1000);
-        if (seconds > 0) return failureRefusal({ allowed: false, limit: settings.failedAuthPerAddress, remaining: 0, resetSeconds: seconds });
-        blockedUntil.delete(address);
-      }
-      const decision = await limiter.consume(`authfail:${address}`, settings.failedAuthPerAddress);
-      if (decision.allowed) return null;
-      blockedUntil.set(address, Date.now() + decision.resetSeconds * 1000);
-      if (blockedUntil.size > 100_000) blockedUntil.delete(blockedUntil.keys().next().value!); // bounded memory
-      return failureRefusal(decision);
-    },
+    recordAuthFailure: failureBudget("authfail", settings.failedAuthPerAddress, "failed authentication"),
+    /** Counts a wrong admin token; past the budget, the failure becomes a 429. */
+    recordAdminFailure: failureBudget("adminfail", settings.failedAdminPerAddress, "wrong admin tokens"),
   };
 }
 

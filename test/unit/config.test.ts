@@ -23,6 +23,7 @@ describe("configuration", () => {
       databaseBusyTimeoutMs: 3000,
       redisCommandTimeoutMs: 500,
       httpIdleTimeoutSeconds: 10,
+      outboxReconcileSeconds: 30,
     });
   });
 
