@@ -36,7 +36,9 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info("worker stopping: finishing active jobs", { signal });
-  await worker.close(10_000);
+  // close() bounds each of its waits; this outer bound is the promise to the operator.
+  const deadline = new Promise((resolve) => setTimeout(resolve, 15_000).unref());
+  await Promise.race([worker.close(10_000), deadline]);
   connection.disconnect();
   db.$client.close();
   process.exit(0);

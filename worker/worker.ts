@@ -5,7 +5,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Clock } from "../shared/clock.ts";
 import type { Db } from "../shared/db/client.ts";
 import { JOBS, type QueueName } from "../shared/jobs/catalog.ts";
-import { closeQueues, createQueues } from "../shared/jobs/queues.ts";
+import { closeQueues, createQueues, isConnectionError } from "../shared/jobs/queues.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createOutboxStore, outboxIdOf } from "../shared/db/outbox.store.ts";
 import { createDeliveries } from "./deliveries.ts";
@@ -99,7 +99,11 @@ export function createWorker(infra: WorkerInfrastructure) {
       concurrency: infra.concurrency[queue],
       ...(infra.lockDurationMs ? { lockDuration: infra.lockDurationMs, stalledInterval: infra.lockDurationMs } : {}),
     });
-    worker.on("error", (error) => logger.error("worker error", { queue, error: error.message }));
+    // Connection errors repeat on every reconnection attempt; the outage is reported once by
+    // the connection's owner (worker/main.ts). Anything else is worth a line each time.
+    worker.on("error", (error) => {
+      if (!isConnectionError(error)) logger.error("worker error", { queue, error: error.message });
+    });
     worker.on("failed", (job, error) =>
       logger.warn("job failed", { queue, job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, error: error.message }),
     );
@@ -129,22 +133,28 @@ export function createWorker(infra: WorkerInfrastructure) {
     },
     /**
      * Lets active jobs finish (up to `graceMs`), then closes; unfinished jobs go back to the
-     * queue. With Redis away there is nothing to hand back to: it closes at once.
+     * queue. With Redis away there is nothing to hand back to and nothing to wait for: the
+     * workers are closed without waiting, and the caller disconnects.
      */
     async close(graceMs = 10_000): Promise<void> {
       clearInterval(schedulerTimer);
       infra.connection.off("ready", reensure);
-      if (infra.connection.status !== "ready") graceMs = 0;
-      const graceful = Promise.all(workers.map((w) => w.close()));
-      const timedOut = await Promise.race([
-        graceful.then(() => false),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
-      ]);
-      if (timedOut) {
-        logger.warn("worker drain timed out: closing with jobs still active", { grace_ms: graceMs });
-        await Promise.all(workers.map((w) => w.close(true)));
+      const within = (ms: number, work: Promise<unknown>) =>
+        Promise.race([work.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
+      if (infra.connection.status !== "ready") {
+        void Promise.all(workers.map((w) => w.close(true))).catch(() => {});
+        void closeQueues(queues).catch(() => {});
+        infra.mailer.close();
+        return;
       }
-      await closeQueues(queues);
+      // Redis may also go while draining: then stop waiting for it at once.
+      let onClose!: () => void;
+      const lost = new Promise<void>((resolve) => infra.connection.once("close", (onClose = resolve)));
+      const drained = await within(graceMs, Promise.race([Promise.all(workers.map((w) => w.close())), lost]));
+      infra.connection.off("close", onClose);
+      if (!drained) logger.warn("worker drain timed out: closing with jobs still active", { grace_ms: graceMs });
+      if (!drained || infra.connection.status !== "ready") await within(2000, Promise.all(workers.map((w) => w.close(true))));
+      await within(2000, closeQueues(queues));
       infra.mailer.close();
     },
   };

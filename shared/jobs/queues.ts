@@ -28,12 +28,30 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
 
 export type Queues = { [Q in QueueName]: Queue };
 
-/** Producers' queues. The API passes its fail-fast connection: an add during an outage throws at once. */
+/**
+ * Producers' queues. The API passes its fail-fast connection: an add during an outage throws
+ * at once. A queue re-emits its connection's errors; the connection's owner reports outages
+ * (shared/jobs/redis-connection.ts), so here they are only kept from going unhandled.
+ */
 export function createQueues(connection: ConnectionOptions, prefix: string): Queues {
-  return {
+  const queues: Queues = {
     records: new Queue("records", { connection, prefix, defaultJobOptions: JOB_OPTIONS.records }),
     outbound: new Queue("outbound", { connection, prefix, defaultJobOptions: JOB_OPTIONS.outbound }),
   };
+  for (const queue of Object.values(queues)) queue.on("error", () => {});
+  return queues;
+}
+
+/** Errors that mean "Redis is not reachable right now", reported once per outage elsewhere. */
+export function isConnectionError(error: Error): boolean {
+  const code = (error as { code?: string }).code;
+  return (
+    code === "ECONNREFUSED" ||
+    code === "ECONNRESET" ||
+    code === "ETIMEDOUT" ||
+    code === "EPIPE" ||
+    /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET/.test(error.message)
+  );
 }
 
 export async function closeQueues(queues: Queues): Promise<void> {

@@ -45,7 +45,7 @@ describe("Redis restarted without its data", () => {
       redisServers.push(empty);
       // The work is gone from Redis (asked once the API's connection is back).
       const afterRestart = await waitFor(() => h!.t.queues.outbound.getJobCounts("waiting").catch(() => null), "the queue reachable again");
-      expect(afterRestart.waiting).toBe(0);
+      expect(afterRestart!.waiting).toBe(0);
       await Promise.all(h.worker!.workers.map((w) => w.resume()));
 
       await waitFor(() => h!.settled(), "every outbox row done after Redis came back empty", 90_000);

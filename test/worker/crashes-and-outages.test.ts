@@ -73,7 +73,7 @@ describe("crashes and outages", () => {
     cleanups.push(() => rescuer.close(2000));
     const dm = await waitFor(() => h!.deliveries(id).find((d) => d.kind === "launch.slack_dm" && d.status !== "sending"), "the DM's outcome", 20_000);
     expect(dm).toMatchObject({ status: "uncertain", attempts: 2 });
-    expect(dm.detail).toContain("missing_scope");
+    expect(dm!.detail).toContain("missing_scope");
     expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(1);
   });
 
