@@ -17,7 +17,8 @@ const { app, close } = await createApp({
   redis,
   clock: systemClock,
   logger,
-  publicUrl: `http://${config.host}:${config.port}`,
+  publicUrl: config.publicUrl,
+  secretKey: config.secretKey,
   redisPrefix: config.queuePrefix,
   adminToken: config.adminToken,
 });
