@@ -64,7 +64,9 @@ export interface TestResponse<T = any> {
  * The real app over a private database and Redis, with two workspaces and the keys a test
  * needs: live, test, a revoked one, and one of another workspace.
  */
-export async function createTestApp(options: { clock?: Clock; logger?: Logger; rateLimits?: RateLimitSettings; redisPrefix?: string; redis?: Redis } = {}) {
+export async function createTestApp(
+  options: { clock?: Clock; logger?: Logger; rateLimits?: RateLimitSettings; redisPrefix?: string; redis?: Redis; publicUrl?: string; secretKey?: string } = {},
+) {
   const database = freshDatabase();
   const { db } = database;
   const clock = options.clock ?? systemClock;
@@ -75,7 +77,8 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; r
     redis,
     clock,
     logger,
-    publicUrl: "http://127.0.0.1:3000",
+    publicUrl: options.publicUrl ?? "http://127.0.0.1:3000",
+    secretKey: options.secretKey ?? null,
     redisPrefix: options.redisPrefix ?? uniquePrefix("app"),
     // Suites send many failing requests from one address on purpose; the limit suite sets its own.
     rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, failedAuthPerAddress: 100_000 },
