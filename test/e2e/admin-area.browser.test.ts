@@ -98,7 +98,7 @@ describe("the admin area in a browser", () => {
       const copy = page.getByRole("button", { name: "Copy" });
       expect(await copy.isVisible()).toBe(true); // the served script ran under the CSP
       await copy.click();
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(liveKey);
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(liveKey);
       await checkPage(page, "api-keys-created");
       expect(page.url()).not.toContain(liveKey);
 
@@ -212,12 +212,12 @@ describe("the admin area in a browser", () => {
       await narrow.setViewportSize({ width: 375, height: 800 });
       for (const path of ["/admin/api-keys", "/admin/users", "/admin/deliveries"]) {
         await narrow.goto(`${base}${path}`);
-        const overflow = await narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await narrow.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
         expect({ path, overflow }).toEqual({ path, overflow: 0 });
       }
       await screenshot(narrow, "api-keys-narrow");
       await narrow.keyboard.press("Tab");
-      expect(await narrow.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+      expect(await narrow.evaluate<string | undefined>("document.activeElement?.textContent")).toBe("Skip to content");
       await narrow.close();
     },
     STEP,
@@ -275,6 +275,17 @@ describe("the admin area in a browser", () => {
       expect(revoke.status()).toBe(404);
       expect((await me(t.keys.live)).status).toBe(200);
       await other.close();
+    },
+    STEP,
+  );
+
+  test(
+    "the accessibility check itself finds a serious violation when there is one",
+    async () => {
+      const bare = await context.newPage();
+      await bare.setContent('<!doctype html><html lang="en"><title>x</title><main><input type="text"><p style="color:#bbb;background:#fff">faint</p></main></html>');
+      expect((await seriousAccessibilityViolations(bare)).length).toBeGreaterThan(0);
+      await bare.close();
     },
     STEP,
   );
