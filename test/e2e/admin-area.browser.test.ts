@@ -215,7 +215,7 @@ describe("the admin area in a browser", () => {
         const overflow = await narrow.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
         expect({ path, overflow }).toEqual({ path, overflow: 0 });
       }
-      await screenshot(narrow, "api-keys-narrow");
+      await screenshot(narrow, "deliveries-narrow");
       await narrow.keyboard.press("Tab");
       expect(await narrow.evaluate<string | undefined>("document.activeElement?.textContent")).toBe("Skip to content");
       await narrow.close();
