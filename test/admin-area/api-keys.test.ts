@@ -160,6 +160,22 @@ describe("workspaces are apart", () => {
     expect(audit.text).not.toContain("ada@acme.example");
   });
 
+  test("with ADMIN_TOKEN set, a session does not open the operator's pages, nor the token an administrator's", async () => {
+    const token = "operator-token-0123456789abcdef";
+    const withToken = await createTestApp({ adminToken: token });
+    try {
+      const { client } = await signedInAdmin(withToken.app, withToken.db, "acme", "ada@acme.example");
+      expect((await client.get("/admin/queues")).status).toBe(401);
+      expect((await client.get("/metrics")).status).toBe(401);
+      expect((await client.get("/admin/api-keys")).status).toBe(200);
+      const operator = adminClient(withToken.app);
+      expect((await operator.get("/metrics", { authorization: `Bearer ${token}` })).status).toBe(200);
+      expect((await operator.get("/admin/api-keys", { authorization: `Bearer ${token}` })).location).toBe("/admin/login");
+    } finally {
+      await withToken.close();
+    }
+  });
+
   test("the operator's ADMIN_TOKEN pages stay apart from administrator sessions", async () => {
     expect((await ada.get("/admin/queues")).status).toBe(404); // no ADMIN_TOKEN configured here
     expect((await ada.get("/metrics")).status).toBe(404);

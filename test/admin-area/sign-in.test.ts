@@ -117,7 +117,21 @@ describe("sign-in", () => {
     expect(blocked.text).toContain(GENERIC);
     clock.advanceSeconds(15 * 60 + 1);
     expect((await client.signIn("target@acme.example", PASSWORD)).status).toBe(303);
-  });
+  }, 30_000);
+
+  test("attempts are limited per address too, whatever account they try", async () => {
+    const own = await createTestApp({ clock });
+    try {
+      await signedInAdmin(own.app, own.db, "acme", "victim@acme.example", clock);
+      const client = adminClient(own.app);
+      for (let i = 0; i < LOGIN_LIMITS.address; i++) expect((await client.signIn(`guess${i}@acme.example`, "a guessed password")).status).toBe(401);
+      const blocked = await client.signIn("victim@acme.example", PASSWORD);
+      expect(blocked.status).toBe(401);
+      expect(blocked.text).toContain(GENERIC);
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
 
   test("sign-out ends the session", async () => {
     const { client } = await signedInAdmin(t.app, t.db, "acme", "leaver@acme.example", clock);
