@@ -123,6 +123,11 @@ export function createAdminAreaStore(db: Db) {
         .run(row.tokenHash, row.userId, row.orgId, row.csrfToken, row.now, row.now, row.address),
     touchSession: (tokenHash: string, now: number) => q.query("UPDATE admin_sessions SET last_seen_at = ? WHERE token_hash = ?").run(now, tokenHash),
     deleteSession: (tokenHash: string) => q.query("DELETE FROM admin_sessions WHERE token_hash = ?").run(tokenHash),
+    /** Sessions past their idle or absolute lifetime, and sign-in failure windows long over. */
+    purgeExpired(sessionsIdleBefore: number, sessionsCreatedBefore: number, failuresBefore: number) {
+      q.query("DELETE FROM admin_sessions WHERE last_seen_at < ? OR created_at < ?").run(sessionsIdleBefore, sessionsCreatedBefore);
+      q.query("DELETE FROM login_failures WHERE window_started_at < ?").run(failuresBefore);
+    },
     deleteSessionsOfUser: (userId: string) => q.query("DELETE FROM admin_sessions WHERE user_id = ?").run(userId),
 
     invite: (tokenHash: string) =>

@@ -37,7 +37,10 @@ export function createSessions(store: AdminAreaStore, clock: Clock) {
     /** Starts a session; returns the cookie's token (never stored) and the CSRF token. */
     start(user: { id: string; orgId: string }, address: string | null): string {
       const token = randomToken();
-      store.insertSession({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, csrfToken: randomToken(), now: clock.nowMicros(), address });
+      const now = clock.nowMicros();
+      // Housekeeping at each sign-in keeps both tables small without a timer.
+      store.purgeExpired(now - IDLE_LIFETIME_MICROS, now - ABSOLUTE_LIFETIME_MICROS, now - 24 * 3600 * 1_000_000);
+      store.insertSession({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, csrfToken: randomToken(), now, address });
       return token;
     },
     /**
