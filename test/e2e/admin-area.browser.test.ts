@@ -280,6 +280,32 @@ describe("the admin area in a browser", () => {
   );
 
   test(
+    "without JavaScript, by keyboard alone: a key is created and shown, the copy button stays hidden",
+    async () => {
+      const noScript = await browser.newContext({ javaScriptEnabled: false });
+      const p = await noScript.newPage();
+      p.setDefaultTimeout(10_000);
+      await p.goto(`${base}/admin/login`);
+      await p.keyboard.press("Tab"); // E-mail
+      await p.keyboard.type("ada@acme.example");
+      await p.keyboard.press("Tab"); // Password
+      await p.keyboard.type(PASSWORD);
+      await p.keyboard.press("Enter");
+      await p.waitForURL(`${base}/admin/api-keys`);
+      await p.getByLabel("Name").focus();
+      await p.keyboard.type("keyboard-only");
+      await p.keyboard.press("Enter");
+      await p.waitForLoadState();
+      const key = (await p.getByTestId("new-api-key").textContent())!.trim();
+      expect(key).toMatch(/^svc_[0-9A-Za-z]{40}$/);
+      expect(await p.getByRole("button", { name: "Copy" }).isVisible()).toBe(false);
+      expect((await me(key)).status).toBe(200);
+      await noScript.close();
+    },
+    STEP,
+  );
+
+  test(
     "the accessibility check itself finds a serious violation when there is one",
     async () => {
       const bare = await context.newPage();
