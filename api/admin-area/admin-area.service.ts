@@ -106,6 +106,10 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
         if (!found) {
           countFailure(accountBucket);
           countFailure(addressBucket);
+          // A wrong password for a real administrator shows in that workspace's audit log.
+          for (const c of candidates) {
+            store.audit({ orgId: c.orgId, actorUserId: c.id, actor: email, action: "session.sign_in_failed", target: null, detail: null, address, at: clock.nowMicros() });
+          }
           return;
         }
         store.clearLoginFailures(accountBucket);

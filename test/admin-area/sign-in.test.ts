@@ -91,6 +91,8 @@ describe("sign-in", () => {
       expect(failure.headers.get("set-cookie")).toBeNull();
     }
     expect(client.cookie).toBeNull();
+    const failed = t.db.$client.query("SELECT actor FROM audit_log WHERE action = 'session.sign_in_failed'").all() as { actor: string }[];
+    expect(failed).toEqual([{ actor: "grace@acme.example" }]);
   });
 
   test("the session cookie is HttpOnly and SameSite=Lax; its token is stored hashed", async () => {
