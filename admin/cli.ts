@@ -12,8 +12,12 @@ import { listDeliveries, listTimeline } from "./reports.ts";
 import { openDatabase, type Db } from "../shared/db/client.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
 import type { RateLimitTier } from "../shared/domain.ts";
+import { issueInvite } from "../shared/invites.ts";
+import { writeTransaction } from "../shared/db/client.ts";
+import type { UserRole } from "../shared/db/schema.ts";
 import {
   addUser,
+  findUserByEmail,
   createApiKey,
   createOrganization,
   listApiKeys,
@@ -33,7 +37,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   key list --org SLUG
   key revoke --id KEY_ID
   org update --slug SLUG [--slack-token-file PATH|-] [--launch-recap on|off]
-  user add --org SLUG --name NAME --email EMAIL [--slack-user-id U…]
+  user add --org SLUG --name NAME --email EMAIL [--slack-user-id U…] [--role admin|member]
+  user reset-password --org SLUG --email EMAIL
   user list --org SLUG
   timeline list --org SLUG --customer REF
   effects list --org SLUG [--onboarding REF]
@@ -41,7 +46,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 Reads DATABASE_URL (default file:./data/onboarding.sqlite) and, for the Slack token,
 SECRET_KEY (from the environment or DATA_DIR/secrets.json). --slack-token-file reads the
 token from a file, or from standard input with '-'; --slack-token TOKEN also works but
-puts the token where \`ps\` shows it to every user of the machine.`;
+puts the token where \`ps\` shows it to every user of the machine. An administrator's invite
+link (valid 24 h, one use) starts with PUBLIC_URL (default http://HOST:PORT).`;
 
 /** The Slack token from a file or standard input ('-'), never from the command line if avoidable. */
 function slackToken(flags: Flags): string | undefined {
@@ -77,6 +83,7 @@ const userJson = (user: UserRow) => ({
   name: user.name,
   email: user.email,
   slack_user_id: user.slackUserId,
+  role: user.role,
   created_at: formatMicrosOrNull(user.createdAt),
 });
 
@@ -122,7 +129,7 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return [line(columns), ...cells.map(line)].join("\n");
 }
 
-type Context = { secretKey: string | null };
+type Context = { secretKey: string | null; publicUrl: string };
 
 const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Output> = {
   "org create": (db, flags) => {
@@ -166,16 +173,29 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     );
     return { json: org, text: `Updated workspace ${org.slug}: launch recap ${org.launch_recap_enabled ? "on" : "off"}, Slack token ${org.slack_token_set ? "set" : "not set"}.` };
   },
-  "user add": (db, flags) => {
-    const user = userJson(
-      addUser(db, systemClock, {
+  "user add": (db, flags, context) => {
+    const role = (flags.role ?? "member") as UserRole;
+    const { user, invite } = writeTransaction(db, () => {
+      const user = addUser(db, systemClock, {
         orgSlug: required(flags, "org"),
         name: required(flags, "name"),
         email: required(flags, "email"),
         slackUserId: flags["slack-user-id"] as string | undefined,
-      }),
-    );
-    return { json: user, text: `Added ${user.name} (${user.id}).` };
+        role,
+      });
+      return { user, invite: user.role === "admin" ? issueInvite(db, systemClock, user, context.publicUrl) : null };
+    });
+    const json = { ...userJson(user), invite_url: invite?.url ?? null, invite_expires_at: formatMicrosOrNull(invite?.expiresAt ?? null) };
+    const text = `Added ${user.name} (${user.id}, ${user.role}).` + (invite ? `\nInvite link (one use, valid 24 h): ${invite.url}` : "");
+    return { json, text };
+  },
+  "user reset-password": (db, flags, context) => {
+    const user = findUserByEmail(db, required(flags, "org"), required(flags, "email"));
+    const invite = writeTransaction(db, () => issueInvite(db, systemClock, user, context.publicUrl));
+    return {
+      json: { ...userJson(user), invite_url: invite.url, invite_expires_at: formatMicrosOrNull(invite.expiresAt) },
+      text: `New link for ${user.email} to set a password (one use, valid 24 h): ${invite.url}`,
+    };
   },
   "user list": (db, flags) => {
     const data = listUsers(db, required(flags, "org")).map(userJson);
@@ -213,6 +233,7 @@ function main(argv: string[]): number {
         "slack-token-file": { type: "string" },
         "slack-user-id": { type: "string" },
         "launch-recap": { type: "string" },
+        role: { type: "string" },
       },
     });
   } catch (error) {
@@ -228,7 +249,7 @@ function main(argv: string[]): number {
   try {
     const config = loadConfig(withStoredSecrets(process.env));
     const db = openDatabase(config.databasePath);
-    const output = command(db, values, { secretKey: config.secretKey });
+    const output = command(db, values, { secretKey: config.secretKey, publicUrl: config.publicUrl });
     db.$client.close();
     console.log(values.json ? JSON.stringify(output.json) : output.text);
     return 0;

@@ -7,6 +7,8 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export interface Config {
   port: number;
   host: string;
+  /** Where users reach the service (invite links, the admin area's Origin check, secure cookies when https). */
+  publicUrl: string;
   /** A filesystem path for bun:sqlite, or `:memory:`. */
   databasePath: string;
   redisUrl: string;
@@ -110,9 +112,13 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const adminToken = env.ADMIN_TOKEN || null;
   if (adminToken !== null && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN must be at least 16 characters.");
+  const host = env.HOST ?? "127.0.0.1";
+  const listenPort = port(env);
+  const publicUrl = (optionalUrl(env, "PUBLIC_URL", ["http:", "https:"]) ?? `http://${host}:${listenPort}`).replace(/\/+$/, "");
   return {
-    port: port(env),
-    host: env.HOST ?? "127.0.0.1",
+    port: listenPort,
+    host,
+    publicUrl,
     databasePath: databasePathFromUrl(env.DATABASE_URL ?? "file:./data/onboarding.sqlite"),
     redisUrl: redisUrl(env),
     logLevel,

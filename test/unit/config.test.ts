@@ -6,6 +6,7 @@ describe("configuration", () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: "127.0.0.1",
+      publicUrl: "http://127.0.0.1:3000",
       databasePath: "./data/onboarding.sqlite",
       redisUrl: "redis://127.0.0.1:6379",
       logLevel: "info",
@@ -27,6 +28,11 @@ describe("configuration", () => {
     });
   });
 
+  test("PUBLIC_URL defaults to http://HOST:PORT and loses a trailing slash", () => {
+    expect(loadConfig({ HOST: "0.0.0.0", PORT: "8080" }).publicUrl).toBe("http://0.0.0.0:8080");
+    expect(loadConfig({ PUBLIC_URL: "https://onboarding.example/" }).publicUrl).toBe("https://onboarding.example");
+  });
+
   test("a bad value names its variable", () => {
     expect(() => loadConfig({ PORT: "http" })).toThrow(/^PORT/);
     expect(() => loadConfig({ PORT: "70000" })).toThrow(/^PORT/);
@@ -38,6 +44,7 @@ describe("configuration", () => {
     expect(() => loadConfig({ SECRET_KEY: "short" })).toThrow(/^SECRET_KEY/);
     expect(() => loadConfig({ SMTP_URL: "mail.example" })).toThrow(/^SMTP_URL/);
     expect(() => loadConfig({ SLACK_API_URL: "ftp://x" })).toThrow(/^SLACK_API_URL/);
+    expect(() => loadConfig({ PUBLIC_URL: "admin.example" })).toThrow(/^PUBLIC_URL/);
     expect(() => loadConfig({ WORKER_CONCURRENCY_OUTBOUND: "0" })).toThrow(/^WORKER_CONCURRENCY_OUTBOUND/);
   });
 
