@@ -9,7 +9,8 @@ import { formatMicrosOrNull, systemClock } from "../shared/clock.ts";
 import { ConfigError } from "../shared/errors.ts";
 import { loadConfig, withStoredSecrets } from "../shared/config.ts";
 import { listDeliveries, listTimeline } from "./reports.ts";
-import { openDatabase, type Db } from "../shared/db/client.ts";
+import type { Db } from "../shared/db/client.ts";
+import { openConfiguredDatabase } from "../shared/db/open.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
 import type { RateLimitTier } from "../shared/domain.ts";
 import { issueInvite } from "../shared/invites.ts";
@@ -248,7 +249,7 @@ function main(argv: string[]): number {
   }
   try {
     const config = loadConfig(withStoredSecrets(process.env));
-    const db = openDatabase(config.databasePath);
+    const db = openConfiguredDatabase(config.database);
     const output = command(db, values, { secretKey: config.secretKey, publicUrl: config.publicUrl });
     db.$client.close();
     console.log(values.json ? JSON.stringify(output.json) : output.text);

@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
-import { openDatabase } from "../shared/db/client.ts";
+import { openDatabaseOrExit } from "../shared/db/open.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createMailer } from "./mailer.ts";
@@ -9,7 +9,7 @@ import { createWorker } from "./worker.ts";
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, { service: "worker" });
-const db = openDatabase(config.databasePath);
+const db = openDatabaseOrExit(config.database);
 // Workers wait out a Redis outage instead of failing commands (BullMQ's requirement).
 const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 reportOutages(connection, logger, "worker");
