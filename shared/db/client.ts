@@ -8,7 +8,7 @@ import * as schema from "./schema.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
-export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle");
+export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle/sqlite");
 
 export interface OpenOptions {
   /**
