@@ -1,0 +1,94 @@
+import { SQL } from "bun";
+import { resolve } from "node:path";
+import { sql } from "drizzle-orm";
+import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
+import { migrate } from "drizzle-orm/bun-sql/migrator";
+import * as schema from "./schema.pg.ts";
+
+/**
+ * PostgreSQL through Bun's built-in SQL client and drizzle pg-core (bench/RESULTS.md has the
+ * numbers against postgres.js). Every wait is bounded: connecting, each statement and each
+ * lock wait, so a database that is down or failing over answers within seconds, never hangs.
+ */
+export type PgDb = BunSQLDatabase<typeof schema> & { $client: SQL };
+
+export const PG_MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle/postgres");
+
+/** Any constant the whole installation agrees on: processes starting together migrate one at a time. */
+const MIGRATION_LOCK = 7_250_110_001;
+
+export interface PgOptions {
+  poolSize?: number;
+  /** Seconds to establish a connection. */
+  connectTimeoutSeconds?: number;
+  /** Longest any one statement may run (PostgreSQL's statement_timeout). */
+  statementTimeoutMs?: number;
+}
+
+export function connectPostgres(url: string, options: PgOptions = {}): SQL {
+  return new SQL({
+    url,
+    max: options.poolSize ?? 10,
+    connectionTimeout: options.connectTimeoutSeconds ?? 3,
+    idleTimeout: 60,
+    connection: {
+      application_name: "customer-onboarding",
+      statement_timeout: options.statementTimeoutMs ?? 4000,
+      lock_timeout: Math.min(options.statementTimeoutMs ?? 4000, 3000),
+      idle_in_transaction_session_timeout: 30_000,
+    } as Record<string, string | number>,
+  });
+}
+
+/**
+ * Brings the schema up to date under a session-level advisory lock on one dedicated
+ * connection, so API and worker processes starting together apply each migration once:
+ * the others wait for the lock, then find nothing left to do.
+ */
+export async function migratePostgres(url: string, options: { lockTimeoutMs?: number } = {}): Promise<void> {
+  const client = new SQL({ url, max: 1, connectionTimeout: 5 });
+  try {
+    const db = drizzle(client);
+    await db.execute(sql.raw(`SET lock_timeout = ${Math.max(1, Math.floor(options.lockTimeoutMs ?? 60_000))}`));
+    await db.execute(sql`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    try {
+      await migrate(db, { migrationsFolder: PG_MIGRATIONS_FOLDER });
+    } finally {
+      await db.execute(sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** Connects, migrates, and answers the first query, or throws saying why. */
+export async function openPostgres(url: string, options: PgOptions = {}): Promise<PgDb> {
+  await migratePostgres(url);
+  const client = connectPostgres(url, options);
+  const db = drizzle(client, { schema }) as PgDb;
+  await db.execute(sql`SELECT 1`);
+  return db;
+}
+
+/** SQLSTATEs worth running a transaction again for: serialization failure and deadlock. */
+export function isRetryableConflict(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === "40001" || state === "40P01";
+}
+
+/** The connection is gone or never came: the API answers 503 and tries again later. */
+export function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && /^ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEOUT|CONNECTION_TIMEOUT)/.test(code)) return true;
+  const state = sqlState(error);
+  // 08xxx connection exceptions, 57P01-03 admin shutdown / crash / cannot connect now, 57014 statement timeout.
+  return state !== undefined && (state.startsWith("08") || state === "57P01" || state === "57P02" || state === "57P03" || state === "57014");
+}
+
+function sqlState(error: unknown): string | undefined {
+  const e = error as { errno?: unknown; code?: unknown; cause?: unknown } | null;
+  if (!e) return undefined;
+  if (typeof e.errno === "string" && /^[0-9A-Z]{5}$/.test(e.errno)) return e.errno;
+  if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  return e.cause ? sqlState(e.cause) : undefined;
+}
