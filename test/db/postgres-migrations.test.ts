@@ -41,7 +41,7 @@ describe.skipIf(!server)("PostgreSQL migrations in drizzle/postgres/", () => {
       SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
       WHERE table_schema = 'public' ORDER BY table_name, column_name`) as { table_name: string; column_name: string; data_type: string; is_nullable: string }[];
     const actual = rows.map((r) => `${r.table_name}.${r.column_name} ${r.data_type}${r.is_nullable === "NO" ? " not null" : ""}`);
-    const expected = Object.values(pg)
+    const expected = (Object.values(pg) as unknown[])
       .filter((value): value is PgTable => is(value, PgTable))
       .flatMap((table) => {
         const config = getTableConfig(table);

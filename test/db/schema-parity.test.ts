@@ -52,8 +52,11 @@ function describeTable(config: Config, engine: "sqlite" | "pg") {
   return { name: config.name, columns, indexes, primaryKeys, foreignKeys };
 }
 
-const tables = <T extends Table>(module: Record<string, unknown>, kind: new (...args: never[]) => T) =>
-  Object.values(module).filter((value): value is T => is(value, kind));
+function tables(module: Record<string, unknown>, kind: typeof SQLiteTable): SQLiteTable[];
+function tables(module: Record<string, unknown>, kind: typeof PgTable): PgTable[];
+function tables(module: Record<string, unknown>, kind: typeof SQLiteTable | typeof PgTable): Table[] {
+  return Object.values(module).filter((value): value is Table => is(value, kind));
+}
 
 describe("the SQLite and PostgreSQL schemas", () => {
   const sqliteTables = tables(sqlite, SQLiteTable).map((t) => describeTable(sqliteConfig(t), "sqlite"));
