@@ -9,9 +9,9 @@ import { formatMicrosOrNull, systemClock } from "../shared/clock.ts";
 import { ConfigError } from "../shared/errors.ts";
 import { databaseFromEnv, loadConfig, redactPassword, withStoredSecrets, type DatabaseConfig } from "../shared/config.ts";
 import { CopyRefused, copySqliteToPostgres } from "../shared/db/copy.store.ts";
-import { openPostgres, type PgDb } from "../shared/db/postgres.ts";
+import { closePostgres, openPostgres, type PgDb } from "../shared/db/postgres.ts";
 import { listDeliveries, listTimeline } from "./reports.ts";
-import { openDatabase, type Db } from "../shared/db/client.ts";
+import { closeDatabase, openDatabase, type Db } from "../shared/db/client.ts";
 import { openConfiguredDatabase } from "../shared/db/open.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
 import type { RateLimitTier } from "../shared/domain.ts";
@@ -239,8 +239,8 @@ async function copyDatabase(flags: Flags, database: DatabaseConfig): Promise<Out
       text: `Copied ${report.total} rows into ${redactPassword(target.url)} (row counts verified):\n${lines.join("\n")}`,
     };
   } finally {
-    source.$client.close();
-    await pg?.$client.close();
+    closeDatabase(source);
+    if (pg) await closePostgres(pg);
   }
 }
 
@@ -289,7 +289,7 @@ async function main(argv: string[]): Promise<number> {
     } else {
       const db = openConfiguredDatabase(config.database);
       output = command!(db, values, { secretKey: config.secretKey, publicUrl: config.publicUrl });
-      db.$client.close();
+      closeDatabase(db);
     }
     console.log(values.json ? JSON.stringify(output.json) : output.text);
     return 0;

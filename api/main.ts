@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
+import { closeDatabase } from "../shared/db/client.ts";
 import { describeDatabase, openDatabaseOrExit } from "../shared/db/open.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -62,7 +63,7 @@ async function shutdown(signal: string) {
   const deadline = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 10_000).unref());
   if ((await Promise.race([drained, deadline])) === "timeout") logger.warn("api drain timed out after 10 s");
   redis.disconnect();
-  db.$client.close();
+  closeDatabase(db);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

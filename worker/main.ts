@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
+import { closeDatabase } from "../shared/db/client.ts";
 import { openDatabaseOrExit } from "../shared/db/open.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -40,7 +41,7 @@ async function shutdown(signal: string) {
   const deadline = new Promise((resolve) => setTimeout(resolve, 15_000).unref());
   await Promise.race([worker.close(10_000), deadline]);
   connection.disconnect();
-  db.$client.close();
+  closeDatabase(db);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

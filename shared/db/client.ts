@@ -60,3 +60,8 @@ export function writeTransaction<T>(db: Db, fn: () => T): T {
  * placeholder; bound at execution like any `sql.placeholder`.
  */
 export const setParam = (name: string): SQL => sql`${sql.placeholder(name)}`;
+
+/** Closes the database's connection (process shutdown, the end of a command). */
+export function closeDatabase(db: Db): void {
+  db.$client.close();
+}

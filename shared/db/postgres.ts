@@ -92,3 +92,7 @@ function sqlState(error: unknown): string | undefined {
   if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
   return e.cause ? sqlState(e.cause) : undefined;
 }
+
+export async function closePostgres(db: PgDb): Promise<void> {
+  await db.$client.close();
+}
