@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { migrate } from "drizzle-orm/bun-sql/migrator";
+import { DomainError } from "../errors.ts";
 import * as schema from "./schema.pg.ts";
 
 /**
@@ -95,4 +96,60 @@ function sqlState(error: unknown): string | undefined {
 
 export async function closePostgres(db: PgDb): Promise<void> {
   await db.$client.close();
+}
+
+/** A transaction handle: what a PostgreSQL store's statements run on inside `pgTransaction`. */
+export type PgTx = Parameters<Parameters<PgDb["transaction"]>[0]>[0];
+/** Either the pool or a transaction: a store statement runs on whichever it is given. */
+export type PgExecutor = PgDb | PgTx;
+
+export interface PgTransactionOptions {
+  /** Tries in all when PostgreSQL answers a serialization failure or a deadlock. */
+  attempts?: number;
+  /** The whole transaction, retries included, ends within this bound (a 503, never a hang). */
+  deadlineMs?: number;
+  isolationLevel?: "read committed" | "repeatable read" | "serializable";
+}
+
+/** PostgreSQL cannot be reached, or did not answer in time: 503 with Retry-After, the request may be repeated. */
+export const databaseUnavailable = (detail: string) =>
+  new DomainError("service_unavailable", `The database is not available (${detail}). Retry after 2 s.`, undefined, 2);
+
+/**
+ * Runs `fn` in one PostgreSQL transaction. A serialization failure or deadlock rolls back and
+ * runs `fn` again (`fn` must be safe to repeat: it only talks to the database), a bounded
+ * number of times with a short random pause; a connection failure, a statement timeout, or
+ * the deadline passing becomes `service_unavailable`.
+ */
+export async function pgTransaction<T>(db: PgDb, fn: (tx: PgTx) => Promise<T>, options: PgTransactionOptions = {}): Promise<T> {
+  const attempts = options.attempts ?? 5;
+  const deadline = performance.now() + (options.deadlineMs ?? 4500);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withinDeadline(
+        db.transaction(fn, options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined),
+        deadline - performance.now(),
+      );
+    } catch (error) {
+      if (isRetryableConflict(error) && attempt < attempts && performance.now() < deadline) {
+        await Bun.sleep(Math.min(5 * attempt + Math.random() * 10 * attempt, Math.max(0, deadline - performance.now())));
+        continue;
+      }
+      if (isConnectionFailure(error)) throw databaseUnavailable((error as Error).message);
+      throw error;
+    }
+  }
+}
+
+/** Rejects with `service_unavailable` once `ms` have passed; the statement itself ends at statement_timeout. */
+export async function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(databaseUnavailable(`no answer within ${Math.round(ms)} ms`)), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
