@@ -90,4 +90,16 @@ describe("DATABASE_URL at start-up", () => {
     }
     expect(existsSync(`${cwd}/mysql:`)).toBe(false);
   });
+
+  test("a PostgreSQL URL is never read as a file path: until the services run on it, start-up says so and stops", async () => {
+    const child = Bun.spawn([process.execPath, "api/main.ts"], {
+      env: { ...process.env, DATABASE_URL: "postgres://onboarding@127.0.0.1:5432/onboarding", REDIS_URL: testRedisUrl(), LOG_LEVEL: "warn" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await exitWithin(child, 10_000)).toBe(78);
+    expect(await new Response(child.stderr).text()).toContain("DATABASE_URL names PostgreSQL");
+    expect(existsSync(`${process.cwd()}/postgres:`)).toBe(false);
+  });
 });
