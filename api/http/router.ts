@@ -87,7 +87,9 @@ const CLIENT_CLOSED_REQUEST = 499;
  * response, errors included, carries the per-request headers gathered on the way.
  */
 export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, routes: readonly RouteDef[], deps: RouterDeps): void {
-  const busy = { timeoutMs: deps.busyTimeoutMs };
+  // Short pauses: a lock held by another process (the worker's writes) is usually gone within
+  // a millisecond or two, and SQLite's own busy handler, which the worker uses, polls as often.
+  const busy = { timeoutMs: deps.busyTimeoutMs, firstPauseMs: 1, maxPauseMs: 10 };
 
   async function authenticate(request: Request, address: string): Promise<Actor> {
     try {
