@@ -38,19 +38,28 @@ const workerEnv = (harness: SideEffectsHarness, extra: Record<string, string> = 
   ...extra,
 });
 
+/**
+ * A launch whose DM reached Slack while the worker process posting it never heard back, and
+ * was then killed with SIGKILL: the state a retry must not turn into a second DM.
+ */
+async function launchWithWorkerKilledMidDm(harness: SideEffectsHarness): Promise<string> {
+  const launch = await launchable(harness);
+  harness.slack.hangPosts();
+  const child = startProcess("worker/main.ts", workerEnv(harness, { WORKER_LOCK_SECONDS: "1", REMINDER_SCAN_SECONDS: "3600" }));
+  cleanups.push(() => child.kill("SIGKILL"));
+  const posted = harness.slack.nextPost();
+  const id = await launch();
+  await posted; // Slack has the message; the worker is waiting for the answer
+  child.kill("SIGKILL");
+  await child.exited;
+  harness.slack.releaseHangs();
+  return id;
+}
+
 describe("crashes and outages", () => {
   test("a worker killed with SIGKILL mid-DM, then 450 other messages in that conversation: the retry still finds its DM, which is sent once", async () => {
     h = await harness({ startWorker: false, lockDurationMs: 1000 });
-    const launch = await launchable(h);
-    h.slack.hangPosts();
-    const child = startProcess("worker/main.ts", workerEnv(h, { WORKER_LOCK_SECONDS: "1", REMINDER_SCAN_SECONDS: "3600" }));
-    cleanups.push(() => child.kill("SIGKILL"));
-    const posted = h.slack.nextPost();
-    const id = await launch();
-    await posted; // Slack has the message; the worker is waiting for the answer
-    child.kill("SIGKILL");
-    await child.exited;
-    h.slack.releaseHangs();
+    const id = await launchWithWorkerKilledMidDm(h);
     // More than two pages of history arrive before the retry: the earlier DM is far from the newest 100.
     h.slack.chatter("DUCSM1", 450);
 
@@ -64,16 +73,7 @@ describe("crashes and outages", () => {
 
   test("when Slack's history cannot be read, a retry that may follow a post says so and does not post again", async () => {
     h = await harness({ startWorker: false, lockDurationMs: 1000 });
-    const launch = await launchable(h);
-    h.slack.hangPosts();
-    const child = startProcess("worker/main.ts", workerEnv(h, { WORKER_LOCK_SECONDS: "1", REMINDER_SCAN_SECONDS: "3600" }));
-    cleanups.push(() => child.kill("SIGKILL"));
-    const posted = h.slack.nextPost();
-    const id = await launch();
-    await posted;
-    child.kill("SIGKILL");
-    await child.exited;
-    h.slack.releaseHangs();
+    const id = await launchWithWorkerKilledMidDm(h);
     h.slack.failNext("conversations.history", "missing_scope");
 
     const rescuer = h.startWorker();
