@@ -1,6 +1,6 @@
 import type { Elysia } from "elysia";
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
-import { retryWhileBusy } from "../../shared/db/busy.ts";
+import { retryWhileBusy, tryOrRetryWhileBusy } from "../../shared/db/busy.ts";
 import { DomainError } from "../../shared/errors.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { newId } from "../../shared/ids.ts";
@@ -113,11 +113,10 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       const body = validate.body ? validate.body(rawBody) : undefined;
       const input = { actor: actor!, params, query, body, requestId } as never;
 
-      if (!actor || !changesData) {
-        const result = await retryWhileBusy(() => route.handler(input), busy);
-        const response = result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
-        return { response, activityWritten: false };
-      }
+      const toResponse = (result: unknown) =>
+        result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
+
+      if (!actor || !changesData) return { response: toResponse(await tryOrRetryWhileBusy(() => route.handler(input), busy)), activityWritten: false };
 
       let activityWritten = false;
       const changeWithActivity = () => {
@@ -134,7 +133,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         const fingerprint = requestFingerprint(route.method, pathname, rawBody);
         let claimed = false;
         try {
-          return await retryWhileBusy(() => {
+          return await tryOrRetryWhileBusy(() => {
             if (!claimed) {
               const claim = deps.idempotency.begin(actor.keyId, key, fingerprint);
               if (claim.kind === "replay") return { response: json(claim.status, claim.body, { ...headers, "idempotent-replay": "true" }), activityWritten };
@@ -151,9 +150,8 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         }
       }
 
-      const result = await retryWhileBusy(() => deps.transaction(changeWithActivity), busy);
-      const response = result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
-      return { response, activityWritten };
+      const result = await tryOrRetryWhileBusy(() => deps.transaction(changeWithActivity), busy);
+      return { response: toResponse(result), activityWritten };
     }
 
     const handle = async (ctx: Ctx): Promise<Response> => {
