@@ -286,9 +286,20 @@ if (scenarios.includes("worker-outbound")) {
 // ---- Redis: an outage under writes, and memory under sustained load ---------------------
 if (scenarios.includes("redis-outage")) {
   record(`\n### redis-outage: PATCH phase changes (two outbox rows each) with Redis up, then with Redis stopped`);
-  const up = await runLoad(serviceUrl, makers.patch.service(), S.seconds);
+  // Every request really changes a phase: onboarding i's k-th visit sets the phase by k's parity.
+  const targets = keys.flatMap((k, i) => (i % S.keysPerOrg === 0 ? k.onboardingIds.map((id) => ({ id, org: k.orgId })) : []));
+  const keysOf = new Map<string, SeededKey[]>();
+  for (const k of keys) keysOf.set(k.orgId, [...(keysOf.get(k.orgId) ?? []), k]);
+  let visits = 0;
+  const changingPhases: Maker = () => {
+    const n = visits++;
+    const target = pick(targets, n);
+    const phase = Math.floor(n / targets.length) % 2 ? "review" : "program_buildout";
+    return { method: "PATCH", path: `/api/v1/onboardings/${target.id}`, headers: { ...json, ...auth(pick(keysOf.get(target.org)!, n)) }, body: JSON.stringify({ phase }) };
+  };
+  const up = await runLoad(serviceUrl, changingPhases, S.seconds);
   await redis.stop();
-  const down = await runLoad(serviceUrl, makers.patch.service(), S.seconds);
+  const down = await runLoad(serviceUrl, changingPhases, S.seconds);
   const backlog = count("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL");
   redis = await startPrivateRedis({ port: redis.port });
   const drainSeconds = await drained(() => count("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL") === 0, "the outbox backlog after the outage");
@@ -300,15 +311,15 @@ if (scenarios.includes("redis-outage")) {
 }
 
 if (scenarios.includes("redis-memory")) {
-  const seconds = quick ? 2 : 60;
-  record(`\n### redis-memory: ${seconds} s of mixed load (reads and phase changes, worker running); Redis used_memory every ${quick ? 1 : 10} s`);
+  const seconds = quick ? 2 : 120;
+  record(`\n### redis-memory: ${seconds} s of mixed load (reads and phase changes, worker running); Redis used_memory every ${quick ? 1 : 20} s`);
   await idle();
   const probe = new Redis(redis.url);
   const used = async () => Number(/^used_memory:(\d+)/m.exec(await probe.info("memory"))![1]) / 2 ** 20;
   const samples: string[] = [`0 s ${(await used()).toFixed(1)} MB`];
-  const patch = makers.patch.service();
+  const patch = makers.patch.service(); // phase changes, each with its outbox rows and jobs
   const read = makers.read.service();
-  const sampler = setInterval(async () => samples.push(`${samples.length * (quick ? 1 : 10)} s ${(await used()).toFixed(1)} MB`), quick ? 1000 : 10_000);
+  const sampler = setInterval(async () => samples.push(`${samples.length * (quick ? 1 : 20)} s ${(await used()).toFixed(1)} MB`), quick ? 1000 : 20_000);
   const load = await runLoad(serviceUrl, (n) => (n % 2 ? read(n) : patch(n)), seconds);
   clearInterval(sampler);
   await idle();
