@@ -23,7 +23,7 @@ import type { ServiceDeps } from "./deps.ts";
 import { errorResponse } from "./http/error-map.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import type { RouteDef } from "./http/route.ts";
-import { describe, methodsForPath, mountRoutes } from "./http/router.ts";
+import { methodsForPath, mountRoutes, serializeError } from "./http/router.ts";
 import { metaRoutes } from "./meta/meta.routes.ts";
 import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
 import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
@@ -118,7 +118,7 @@ export async function createApp(infra: AppInfrastructure) {
   const metrics = createMetrics({ db, queues, relay, limiter });
   const allowedMethods = methodsForPath(routes);
   const onUnexpected = (requestId: string) => (error: unknown) =>
-    logger.error("unhandled error", { request_id: requestId, error: describe(error) });
+    logger.child({ request_id: requestId }).error("unhandled error", { error: serializeError(error) });
 
   // Operators' surface, behind ADMIN_TOKEN: the guard is local to this sub-app.
   const admin = new Elysia()
@@ -190,5 +190,3 @@ export async function createApp(infra: AppInfrastructure) {
     },
   };
 }
-
-export type App = Awaited<ReturnType<typeof createApp>>;
