@@ -143,10 +143,14 @@ export async function createApp(infra: AppInfrastructure) {
       if (code === "NOT_FOUND") {
         const pathname = new URL(request.url).pathname;
         const methods = allowedMethods(pathname);
+        if (methods.length > 0 && request.method === "OPTIONS") {
+          return new Response(null, { status: 204, headers: { allow: [...methods, "OPTIONS"].join(", "), "request-id": requestId } });
+        }
         if (methods.length > 0) {
+          const allow = [...methods, "OPTIONS"].join(", ");
           return withId(
-            new DomainError("method_not_allowed", `${request.method} is not allowed on ${pathname}; allowed: ${methods.join(", ")}.`),
-            { allow: methods.join(", ") },
+            new DomainError("method_not_allowed", `${request.method} is not allowed on ${pathname}; allowed: ${allow}.`),
+            { allow },
           );
         }
         return withId(new DomainError("route_not_found", `No route matches ${request.method} ${pathname}.`));

@@ -4,7 +4,7 @@ import type { CustomerRow } from "../../shared/db/schema.ts";
 import { DomainError, notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
-import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../common.schema.ts";
+import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { findByRef } from "../refs.ts";
 import {

@@ -4,7 +4,7 @@ import type { OnboardingRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
-import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../common.schema.ts";
+import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import { findCustomer } from "../customers/customers.service.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { findByRef } from "../refs.ts";
