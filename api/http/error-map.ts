@@ -70,7 +70,7 @@ export const ERRORS: Record<ErrorCode, ErrorSpec> = {
   },
   unsupported_media_type: {
     status: 415, type: "invalid_request_error", when: "A non-empty body not sent as `application/json` (or a `+json` type).",
-    example: { message: "Request bodies must be JSON sent with 'Content-Type: application/json'." },
+    example: { message: "Request bodies must be JSON sent with 'Content-Type: application/json' (got 'text/plain')." },
   },
   method_not_allowed: {
     status: 405, type: "invalid_request_error", when: "The path exists but not with this method; `Allow` lists the methods that work.",
