@@ -17,7 +17,7 @@ const { app, close } = await createApp({
   redis,
   clock: systemClock,
   logger,
-  publicUrl: `http://${config.host}:${config.port}`,
+  publicUrl: config.publicUrl,
   redisPrefix: config.queuePrefix,
   adminToken: config.adminToken,
 });

@@ -7,6 +7,8 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export interface Config {
   port: number;
   host: string;
+  /** Where clients reach the API (no trailing slash): the OpenAPI `servers` URL and every absolute link. */
+  publicUrl: string;
   /** A filesystem path for bun:sqlite, or `:memory:`. */
   databasePath: string;
   redisUrl: string;
@@ -86,6 +88,27 @@ function optionalUrl(env: Env, name: string, protocols: string[]): string | null
   return raw;
 }
 
+/**
+ * PUBLIC_URL, else `http://HOST:PORT`; a wildcard HOST (0.0.0.0, ::) is no address a client
+ * can use, so the default then names loopback instead.
+ */
+function publicUrl(env: Env, host: string, port: number): string {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === "") {
+    const reachable = host === "0.0.0.0" || host === "::" || host === "" ? "127.0.0.1" : host;
+    return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL is not a URL (got '${raw}'); use e.g. https://onboarding.example.com.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`PUBLIC_URL must start with http:// or https:// (got '${raw}').`);
+  if (url.search || url.hash) throw new ConfigError(`PUBLIC_URL must not have a query or fragment (got '${raw}').`);
+  return raw.replace(/\/+$/, "");
+}
+
 /** Reads and checks the environment once; every failure names the variable at fault. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
@@ -102,9 +125,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const adminToken = env.ADMIN_TOKEN || null;
   if (adminToken !== null && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN must be at least 16 characters.");
+  const host = env.HOST ?? "127.0.0.1";
   return {
     port: port(env),
-    host: env.HOST ?? "127.0.0.1",
+    host,
+    publicUrl: publicUrl(env, host, port(env)),
     databasePath: databasePathFromUrl(env.DATABASE_URL ?? "file:./data/onboarding.sqlite"),
     redisUrl: redisUrl(env),
     logLevel,

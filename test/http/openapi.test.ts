@@ -15,6 +15,7 @@ afterAll(() => t.close());
 describe("OpenAPI document", () => {
   test("is OpenAPI 3.1 and served without a key", () => {
     expect(doc.openapi).toBe("3.1.0");
+    expect(doc.servers).toEqual([{ url: "http://127.0.0.1:3000", description: "This server" }]); // the app's publicUrl
   });
 
   test("documents every route, with its success and error responses", () => {

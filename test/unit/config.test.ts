@@ -6,6 +6,7 @@ describe("configuration", () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: "127.0.0.1",
+      publicUrl: "http://127.0.0.1:3000",
       databasePath: "./data/onboarding.sqlite",
       redisUrl: "redis://127.0.0.1:6379",
       logLevel: "info",
@@ -21,6 +22,15 @@ describe("configuration", () => {
       workerLockSeconds: 30,
       reminderScanSeconds: 60,
     });
+  });
+
+  test("PUBLIC_URL: given, derived from HOST and PORT, never a wildcard address", () => {
+    expect(loadConfig({ PUBLIC_URL: "https://onboarding.example.com/" }).publicUrl).toBe("https://onboarding.example.com");
+    expect(loadConfig({ HOST: "127.0.0.2", PORT: "8080" }).publicUrl).toBe("http://127.0.0.2:8080");
+    expect(loadConfig({ HOST: "0.0.0.0" }).publicUrl).toBe("http://127.0.0.1:3000");
+    expect(loadConfig({ HOST: "::1" }).publicUrl).toBe("http://[::1]:3000");
+    expect(() => loadConfig({ PUBLIC_URL: "onboarding.example.com" })).toThrow(/^PUBLIC_URL/);
+    expect(() => loadConfig({ PUBLIC_URL: "ftp://x" })).toThrow(/^PUBLIC_URL/);
   });
 
   test("a bad value names its variable", () => {
