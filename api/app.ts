@@ -24,6 +24,7 @@ import { errorResponse } from "./http/error-map.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import type { RouteDef } from "./http/route.ts";
 import { methodsForPath, mountRoutes, serializeError } from "./http/router.ts";
+import { DOCS_BUNDLE_PATH, DOCS_PATH, docsBundle, docsPage } from "./meta/docs-page.ts";
 import { metaRoutes } from "./meta/meta.routes.ts";
 import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
 import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
@@ -158,7 +159,10 @@ export async function createApp(infra: AppInfrastructure) {
       if (code === "PARSE") return withId(new DomainError("invalid_json", "The request body is not valid JSON."));
       return withId(error);
     })
-    .use(admin);
+    .use(admin)
+    // The browsable reference: HTML and a script, so not in the JSON route table.
+    .get(DOCS_PATH, () => docsPage(newId("req")))
+    .get(DOCS_BUNDLE_PATH, () => docsBundle(newId("req")));
 
   mountRoutes(app, routes, {
     authenticate: createAuthenticator(db),
