@@ -28,7 +28,7 @@ import { DOCS_BUNDLE_PATH, DOCS_PATH, docsBundle, docsPage } from "./meta/docs-p
 import { metaRoutes } from "./meta/meta.routes.ts";
 import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
 import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
-import { createOrganizationStore } from "./organizations.store.ts";
+import { createWorkspaceStore } from "./workspaces.store.ts";
 import { createOutboxWriter } from "./outbox/outbox.writer.ts";
 import { createRelay } from "./outbox/relay.ts";
 import { createSequences } from "./sequences.ts";
@@ -76,7 +76,7 @@ export async function createApp(infra: AppInfrastructure) {
     db,
     clock,
     nextSequence: createSequences(db),
-    organizations: createOrganizationStore(db),
+    workspaces: createWorkspaceStore(db),
     customers: createCustomerStore(db),
     contacts: createContactStore(db),
     onboardings: createOnboardingStore(db),

@@ -14,7 +14,7 @@ export class OperatorError extends Error {
 
 const SLUG = new RegExp(SLUG_PATTERN);
 
-export function createOrganization(db: Db, clock: Clock, input: { slug: string; name: string }) {
+export function createWorkspace(db: Db, clock: Clock, input: { slug: string; name: string }) {
   if (!SLUG.test(input.slug) || input.slug.length > SLUG_MAX_LENGTH) {
     throw new OperatorError(`--slug must be lowercase letters and digits joined by single hyphens, at most 64 characters (got '${input.slug}').`);
   }
@@ -30,9 +30,9 @@ export function createOrganization(db: Db, clock: Clock, input: { slug: string; 
   });
 }
 
-export const listOrganizations = (db: Db) => db.select().from(organizations).orderBy(asc(organizations.createdAt)).all();
+export const listWorkspaces = (db: Db) => db.select().from(organizations).orderBy(asc(organizations.createdAt)).all();
 
-export function findOrganization(db: Db, slug: string) {
+export function findWorkspace(db: Db, slug: string) {
   const org = db.select().from(organizations).where(eq(organizations.slug, slug)).get();
   if (!org) throw new OperatorError(`No workspace with slug '${slug}'.`);
   return org;
@@ -41,12 +41,12 @@ export function findOrganization(db: Db, slug: string) {
 export function createApiKey(
   db: Db,
   clock: Clock,
-  input: { orgSlug: string; name: string; mode: KeyMode; tier: RateLimitTier },
+  input: { workspaceSlug: string; name: string; mode: KeyMode; tier: RateLimitTier },
 ) {
   const name = input.name.trim();
   if (name === "" || name.length > 100) throw new OperatorError("--name must be 1 to 100 characters.");
   if (!RATE_LIMIT_TIERS.includes(input.tier)) throw new OperatorError(`--tier must be one of ${RATE_LIMIT_TIERS.join(", ")}.`);
-  const org = findOrganization(db, input.orgSlug);
+  const org = findWorkspace(db, input.workspaceSlug);
   const { key, prefix, hash } = generateApiKey(input.mode);
   const row = {
     id: newId("key"),
@@ -62,8 +62,8 @@ export function createApiKey(
   return { row, key, org };
 }
 
-export function listApiKeys(db: Db, orgSlug: string) {
-  const org = findOrganization(db, orgSlug);
+export function listApiKeys(db: Db, workspaceSlug: string) {
+  const org = findWorkspace(db, workspaceSlug);
   return db.select().from(apiKeys).where(eq(apiKeys.orgId, org.id)).orderBy(desc(apiKeys.createdAt)).all();
 }
 
@@ -78,8 +78,8 @@ export function revokeApiKey(db: Db, clock: Clock, keyId: string) {
 }
 
 /** A person of the workspace: a CSM or another assignee an onboarding can name by id. */
-export function addUser(db: Db, clock: Clock, input: { orgSlug: string; name: string; email: string; slackUserId?: string | undefined }) {
-  const org = findOrganization(db, input.orgSlug);
+export function addUser(db: Db, clock: Clock, input: { workspaceSlug: string; name: string; email: string; slackUserId?: string | undefined }) {
+  const org = findWorkspace(db, input.workspaceSlug);
   const name = input.name.trim();
   if (name === "" || name.length > 200) throw new OperatorError("--name must be 1 to 200 characters.");
   if (!EMAIL_PATTERN.test(input.email)) throw new OperatorError(`--email must be an e-mail address (got '${input.email}').`);
@@ -91,17 +91,17 @@ export function addUser(db: Db, clock: Clock, input: { orgSlug: string; name: st
   return row;
 }
 
-export function listUsers(db: Db, orgSlug: string) {
-  const org = findOrganization(db, orgSlug);
+export function listUsers(db: Db, workspaceSlug: string) {
+  const org = findWorkspace(db, workspaceSlug);
   return db.select().from(users).where(eq(users.orgId, org.id)).orderBy(asc(users.createdAt)).all();
 }
 
 /** Workspace settings: the Slack token (sealed with SECRET_KEY) and the launch-recap switch. */
-export function updateOrganization(
+export function updateWorkspace(
   db: Db,
   input: { slug: string; slackToken?: string | undefined; launchRecap?: boolean | undefined; secretKey: string | null },
 ) {
-  const org = findOrganization(db, input.slug);
+  const org = findWorkspace(db, input.slug);
   const changes: Partial<typeof organizations.$inferInsert> = {};
   if (input.slackToken !== undefined) {
     if (input.slackToken === "") {

@@ -16,7 +16,7 @@ import type {
 } from "./onboardings.schema.ts";
 import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
 
-type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers" | "onboardings" | "organizations" | "outbox">;
+type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers" | "onboardings" | "workspaces" | "outbox">;
 
 /** Request field → row column, for every field a client may set. */
 const FIELDS = {

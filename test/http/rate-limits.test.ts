@@ -16,7 +16,7 @@ afterAll(async () => {
 async function appWithDefaultKey(options: Parameters<typeof createTestApp>[0] = {}) {
   const t = await createTestApp(options);
   opened.push(t);
-  const { key } = createApiKey(t.db, systemClock, { orgSlug: "acme", name: "default-tier", mode: "live", tier: "default" });
+  const { key } = createApiKey(t.db, systemClock, { workspaceSlug: "acme", name: "default-tier", mode: "live", tier: "default" });
   return { t, key };
 }
 

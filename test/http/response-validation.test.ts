@@ -10,7 +10,7 @@ import { freePort } from "../../scripts/private-redis.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { ERROR_CODES, type ErrorCode } from "../../shared/errors.ts";
 import { silentLogger } from "../../shared/logger.ts";
-import { createApiKey, createOrganization } from "../../shared/workspaces.ts";
+import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 import { createTestApp, freshDatabase, uniquePrefix, type TestApp } from "../support/test-app.ts";
 
 /**
@@ -244,7 +244,7 @@ describe("every response matches the OpenAPI document", () => {
   });
 
   test("rate limited: a default-tier key past 60 requests", async () => {
-    const { key } = createApiKey(t.db, systemClock, { orgSlug: "acme", name: "small", mode: "live", tier: "default" });
+    const { key } = createApiKey(t.db, systemClock, { workspaceSlug: "acme", name: "small", mode: "live", tier: "default" });
     const me = t.routes.find((r) => r.operationId === "getMe")!;
     let last: Sent | undefined;
     for (let i = 0; i < 61; i++) last = await send("GET", "/api/v1/me", { key });
@@ -262,8 +262,8 @@ describe("every response matches the OpenAPI document", () => {
       const response = await send("GET", "/api/v1/health/ready", { key: null, app: broken.app });
       expect(response.status).toBe(503);
       check(ready, "redis away", response);
-      createOrganization(database.db, systemClock, { slug: "acme", name: "Acme" });
-      const { key } = createApiKey(database.db, systemClock, { orgSlug: "acme", name: "k", mode: "live", tier: "paid" });
+      createWorkspace(database.db, systemClock, { slug: "acme", name: "Acme" });
+      const { key } = createApiKey(database.db, systemClock, { workspaceSlug: "acme", name: "k", mode: "live", tier: "paid" });
       database.db.$client.run("DROP TABLE customers");
       const list = t.routes.find((r) => r.operationId === "listCustomers")!;
       const failed = await send("GET", "/api/v1/customers", { app: broken.app, key });

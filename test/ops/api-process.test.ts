@@ -5,12 +5,12 @@ import { freePort } from "../../scripts/private-redis.ts";
 import { exitWithin, startProcess } from "../support/processes.ts";
 import { freshDatabase, testRedisUrl, uniquePrefix } from "../support/test-app.ts";
 import { systemClock } from "../../shared/clock.ts";
-import { createApiKey, createOrganization } from "../../shared/workspaces.ts";
+import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 
 /** The real entry point over real HTTP: what a client of `npm start` meets. */
 const database = freshDatabase();
-createOrganization(database.db, systemClock, { slug: "acme", name: "Acme" });
-const { key } = createApiKey(database.db, systemClock, { orgSlug: "acme", name: "http-client", mode: "live", tier: "paid" });
+createWorkspace(database.db, systemClock, { slug: "acme", name: "Acme" });
+const { key } = createApiKey(database.db, systemClock, { workspaceSlug: "acme", name: "http-client", mode: "live", tier: "paid" });
 const prefix = uniquePrefix("proc");
 const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
 afterAll(async () => {

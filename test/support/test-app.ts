@@ -10,7 +10,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from "../../api/limits/re
 import { ManualClock, systemClock, type Clock } from "../../shared/clock.ts";
 import { openDatabase, type Db } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logger.ts";
-import { createApiKey, createOrganization, revokeApiKey } from "../../shared/workspaces.ts";
+import { createApiKey, createWorkspace, revokeApiKey } from "../../shared/workspaces.ts";
 
 export { ManualClock };
 
@@ -82,10 +82,10 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; r
   });
   if (!options.redis) await waitUntilReady(redis);
 
-  createOrganization(db, systemClock, { slug: "acme", name: "Acme" });
-  createOrganization(db, systemClock, { slug: "globex", name: "Globex" });
-  const key = (orgSlug: string, name: string, mode: "live" | "test" = "live") =>
-    createApiKey(db, systemClock, { orgSlug, name, mode, tier: "paid" });
+  createWorkspace(db, systemClock, { slug: "acme", name: "Acme" });
+  createWorkspace(db, systemClock, { slug: "globex", name: "Globex" });
+  const key = (workspaceSlug: string, name: string, mode: "live" | "test" = "live") =>
+    createApiKey(db, systemClock, { workspaceSlug, name, mode, tier: "paid" });
   const live = key("acme", "crm-sync");
   const test = key("acme", "ci-suite", "test");
   const revoked = key("acme", "old-key");
