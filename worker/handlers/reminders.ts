@@ -1,7 +1,7 @@
 import { writeTransaction } from "../../shared/db/client.ts";
 import { enqueue, type Queues } from "../../shared/jobs/queues.ts";
 import type { Mailer } from "../mailer.ts";
-import { csmSlackUser, type OutboundDeps } from "./launch-automations.ts";
+import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
 import type { QueueHandlers } from "./types.ts";
 
 const DAY_MICROS = 86_400 * 1_000_000;
