@@ -32,11 +32,12 @@ describe("the API process", () => {
     const base = `http://127.0.0.1:${port}/api/v1`;
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      const up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-      if (up) break;
-      await Bun.sleep(50);
+    let up = false;
+    while (!up && Date.now() < deadline) {
+      up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+      if (!up) await Bun.sleep(50);
     }
+    expect(up ? "up" : "the API did not answer /health within 10 s").toBe("up");
 
     const customer = await fetch(`${base}/customers`, { method: "POST", headers, body: JSON.stringify({ name: "Over HTTP" }) });
     expect(customer.status).toBe(201);
