@@ -203,7 +203,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
       version: info.version,
       description:
         "Server-to-server JSON API for a workspace's customers, their contacts and their onboardings. Authenticate with `Authorization: Bearer <API key>`; `svc_test_` keys change data but never trigger outbound effects.",
-      contact: { name: "Customer Onboarding Service maintainers", url: "https://onboarding.example/support" },
+      // Every absolute link in the document starts at PUBLIC_URL.
+      contact: { name: "Customer Onboarding Service maintainers", url: `${info.serverUrl}/api/v1/docs` },
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: info.serverUrl, description: "This server" }],
