@@ -3,6 +3,7 @@
  * With --json the last line of stdout is one JSON object; failures exit non-zero with the
  * reason on stderr.
  */
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { formatMicrosOrNull, systemClock } from "../shared/clock.ts";
 import { ConfigError } from "../shared/errors.ts";
@@ -28,7 +29,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
   workspace create --slug SLUG --name NAME
   workspace list
-  workspace update --slug SLUG [--slack-token TOKEN] [--launch-recap on|off]
+  workspace update --slug SLUG [--slack-token-file PATH|-] [--launch-recap on|off]
   key create --workspace SLUG --name NAME [--test] [--tier default|paid]
   key list --workspace SLUG
   key revoke --id KEY_ID
@@ -39,8 +40,29 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
 (\`org\` and \`--org\` are accepted as older spellings of \`workspace\` and \`--workspace\`.)
 
-Reads DATABASE_URL (default file:./data/onboarding.sqlite) and, for --slack-token,
-SECRET_KEY (from the environment or DATA_DIR/secrets.json).`;
+Reads DATABASE_URL (default file:./data/onboarding.sqlite) and, for the Slack token,
+SECRET_KEY (from the environment or DATA_DIR/secrets.json). --slack-token-file reads the
+token from a file, or from standard input with '-'; --slack-token TOKEN also works but
+puts the token where \`ps\` shows it to every user of the machine.`;
+
+/** The Slack token from a file or standard input ('-'), never from the command line if avoidable. */
+function slackToken(flags: Flags): string | undefined {
+  const file = flags["slack-token-file"] as string | undefined;
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file === "-" ? 0 : file, "utf8");
+    } catch (error) {
+      throw new OperatorError(`cannot read --slack-token-file ${file}: ${(error as Error).message}`);
+    }
+    const token = text.trim();
+    if (token === "") throw new OperatorError(`--slack-token-file ${file} is empty`);
+    return token;
+  }
+  const inline = flags["slack-token"] as string | undefined;
+  if (inline !== undefined) console.error("Warning: --slack-token is visible to other users in `ps`; prefer --slack-token-file (or - for standard input).");
+  return inline;
+}
 
 const workspaceJson = (org: OrganizationRow) => ({
   object: "workspace",
@@ -139,7 +161,7 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     const org = workspaceJson(
       updateWorkspace(db, {
         slug: required(flags, "slug"),
-        slackToken: flags["slack-token"] as string | undefined,
+        slackToken: slackToken(flags),
         launchRecap: onOff(flags["launch-recap"], "--launch-recap"),
         secretKey: context.secretKey,
       }),
@@ -191,6 +213,7 @@ function main(argv: string[]): number {
         customer: { type: "string" },
         onboarding: { type: "string" },
         "slack-token": { type: "string" },
+        "slack-token-file": { type: "string" },
         "slack-user-id": { type: "string" },
         "launch-recap": { type: "string" },
       },

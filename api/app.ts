@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { Redis } from "ioredis";
 import type { Clock } from "../shared/clock.ts";
-import type { Db } from "../shared/db/client.ts";
+import { isDatabaseBusy } from "../shared/db/busy.ts";
+import { writeTransaction, type Db } from "../shared/db/client.ts";
 import { DomainError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -25,11 +26,11 @@ import { buildOpenApiDocument } from "./http/openapi.ts";
 import type { RouteDef } from "./http/route.ts";
 import { methodsForPath, mountRoutes, serializeError } from "./http/router.ts";
 import { DOCS_BUNDLE_PATH, DOCS_PATH, docsBundle, docsPage } from "./meta/docs-page.ts";
-import { metaRoutes } from "./meta/meta.routes.ts";
+import { metaRoutes, type MetaDeps } from "./meta/meta.routes.ts";
 import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
 import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
 import { createWorkspaceStore } from "./workspaces.store.ts";
-import { createOutboxWriter } from "./outbox/outbox.writer.ts";
+import { createOutboxWriter } from "../shared/db/outbox.writer.ts";
 import { createRelay } from "./outbox/relay.ts";
 import { createSequences } from "./sequences.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -46,12 +47,32 @@ export interface AppInfrastructure {
   rateLimits?: RateLimitSettings;
   /** Guards /metrics and /admin/queues; without it they answer 404. */
   adminToken?: string | null;
+  /** How long a request waits, without blocking, for SQLite's write lock before it answers 503. */
+  databaseBusyTimeoutMs?: number;
+  /** The longest a request waits on Redis (rate limits) before the process limits on its own. */
+  redisCommandTimeoutMs?: number;
+  /** An outbox row handed to Redis this long ago without a recorded outcome is checked (and re-sent if lost). */
+  outboxReconcileAfterMs?: number;
 }
 
 const USAGE_FLUSH_MS = 1000;
 const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
 
 const REDIS_PROBE_TIMEOUT_MS = 1000;
+
+/** For periodic housekeeping: a run that meets another process's write lock waits for the next. */
+function ignoreBusy(run: () => unknown): void {
+  try {
+    run();
+  } catch (error) {
+    if (!isDatabaseBusy(error)) throw error;
+  }
+}
+/**
+ * Queue commands (a relay batch of 500 jobs is one pipeline) get their own connection with
+ * a longer bound than the request path's, so a busy moment is not mistaken for an outage.
+ */
+const QUEUE_COMMAND_TIMEOUT_MS = 5000;
 
 async function redisAnswers(redis: Redis): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -63,14 +84,32 @@ async function redisAnswers(redis: Redis): Promise<boolean> {
   }
 }
 
+/** Every JSON endpoint, in the order the OpenAPI document lists them. */
+export const routeTable = (services: ServiceDeps, meta: MetaDeps): RouteDef[] => [
+  ...metaRoutes(meta),
+  ...customerRoutes(services),
+  ...contactRoutes(services),
+  ...onboardingRoutes(services),
+];
+
 /**
  * The composition root of the API process: it receives its infrastructure (so tests pass
  * private, real ones) and wires stores, services and routes. Nothing here knows about tests.
  */
 export async function createApp(infra: AppInfrastructure) {
   const { db, clock, logger } = infra;
-  const queues = createQueues(infra.redis, infra.redisPrefix);
-  const relay = createRelay({ db, queues, clock, logger });
+  const queueRedis = infra.redis.duplicate({ commandTimeout: QUEUE_COMMAND_TIMEOUT_MS });
+  queueRedis.on("error", () => {}); // the request connection's listener reports outages once
+  const queues = createQueues(queueRedis, infra.redisPrefix);
+  const relay = createRelay({
+    db,
+    queues,
+    clock,
+    logger,
+    redisAnswers: () => redisAnswers(queueRedis),
+    reconcileAfterMs: infra.outboxReconcileAfterMs,
+    reconcileEveryMs: infra.outboxReconcileAfterMs === undefined ? undefined : Math.max(100, infra.outboxReconcileAfterMs / 3),
+  });
   const outbox = createOutboxWriter(db, () => void relay.kick());
   const services: ServiceDeps = {
     db,
@@ -83,36 +122,31 @@ export async function createApp(infra: AppInfrastructure) {
     outbox,
   };
 
-  const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger });
+  const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger, commandTimeoutMs: infra.redisCommandTimeoutMs });
   const usage = createKeyUsage(db, clock);
   const idempotency = createIdempotency(db, clock);
-  const activity = createActivityRecorder({ db, queues, outbox, logger, nowMicros: () => clock.nowMicros() });
+  const activity = createActivityRecorder({ db, outbox, logger, nowMicros: () => clock.nowMicros() });
 
   let document: unknown;
-  const routes: RouteDef[] = [
-    ...metaRoutes({
-      probes: {
-        database: async () => {
-          try {
-            return db.$client.query("SELECT 1 AS ok").get() !== null;
-          } catch {
-            return false;
-          }
-        },
-        redis: () => redisAnswers(infra.redis),
+  const routes: RouteDef[] = routeTable(services, {
+    probes: {
+      database: async () => {
+        try {
+          return db.$client.query("SELECT 1 AS ok").get() !== null;
+        } catch {
+          return false;
+        }
       },
-      rateLimiterMode: () => limiter.mode(),
-      openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl })),
-    }),
-    ...customerRoutes(services),
-    ...contactRoutes(services),
-    ...onboardingRoutes(services),
-  ];
+      redis: () => redisAnswers(infra.redis),
+    },
+    rateLimiterMode: () => limiter.mode(),
+    openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl })),
+  });
 
   relay.start();
   const timers = [
     setInterval(() => usage.flush(), USAGE_FLUSH_MS),
-    setInterval(() => idempotency.purgeExpired(), IDEMPOTENCY_PURGE_MS),
+    setInterval(() => ignoreBusy(() => idempotency.purgeExpired()), IDEMPOTENCY_PURGE_MS),
   ];
   for (const timer of timers) timer.unref();
 
@@ -121,14 +155,20 @@ export async function createApp(infra: AppInfrastructure) {
   const onUnexpected = (requestId: string) => (error: unknown) =>
     logger.child({ request_id: requestId }).error("unhandled error", { error: serializeError(error) });
 
-  // Operators' surface, behind ADMIN_TOKEN: the guard is local to this sub-app.
+  const limits = createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS);
+
+  // Operators' surface, behind ADMIN_TOKEN: the guard is local to this sub-app. Wrong tokens
+  // count against the address's budget, like bad API keys; a right one is never refused.
   const admin = new Elysia()
-    .onBeforeHandle(({ request }) => {
-      const refusal = checkAdminAccess(infra.adminToken ?? null, request.headers.get("authorization"));
+    .onBeforeHandle(async ({ request, server }) => {
+      let refusal = checkAdminAccess(infra.adminToken ?? null, request.headers.get("authorization"));
       if (!refusal) return;
       const requestId = newId("req");
       const headers: Record<string, string> = { "request-id": requestId };
-      if (refusal.code !== "route_not_found") headers["www-authenticate"] = 'Basic realm="onboarding admin"';
+      if (refusal.code === "invalid_api_key") {
+        refusal = (await limits.recordAdminFailure(server?.requestIP(request)?.address ?? "unknown")) ?? refusal;
+      }
+      if (refusal.code === "missing_api_key" || refusal.code === "invalid_api_key") headers["www-authenticate"] = 'Basic realm="onboarding admin"';
       return errorResponse(refusal, onUnexpected(requestId), headers);
     })
     .get("/metrics", () => metrics.render())
@@ -166,13 +206,15 @@ export async function createApp(infra: AppInfrastructure) {
 
   mountRoutes(app, routes, {
     authenticate: createAuthenticator(db),
-    limits: createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS),
+    limits,
     usage,
     idempotency,
     activity,
     metrics,
     logger,
     nowMicros: () => clock.nowMicros(),
+    transaction: (fn) => writeTransaction(db, fn),
+    busyTimeoutMs: infra.databaseBusyTimeoutMs ?? 3000,
   });
 
   return {
@@ -191,10 +233,12 @@ export async function createApp(infra: AppInfrastructure) {
      */
     async close(): Promise<void> {
       for (const timer of timers) clearInterval(timer);
+      limiter.close();
       await activity.drain();
       await relay.stop();
       usage.flush();
       await closeQueues(queues);
+      queueRedis.disconnect();
     },
   };
 }

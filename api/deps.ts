@@ -4,7 +4,7 @@ import type { ContactStore } from "./contacts/contacts.store.ts";
 import type { CustomerStore } from "./customers/customers.store.ts";
 import type { OnboardingStore } from "./onboardings/onboardings.store.ts";
 import type { WorkspaceStore } from "./workspaces.store.ts";
-import type { OutboxWriter } from "./outbox/outbox.writer.ts";
+import type { OutboxWriter } from "../shared/db/outbox.writer.ts";
 import type { NextSequence } from "./sequences.ts";
 
 /**

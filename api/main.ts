@@ -2,15 +2,23 @@ import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { openDatabase } from "../shared/db/client.ts";
+import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createApp } from "./app.ts";
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, { service: "api" });
-const db = openDatabase(config.databasePath);
-// The API's Redis connection fails fast: a request must never hang on a Redis outage.
-const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-redis.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
+// SQLite's own busy wait would freeze the event loop: the API waits for locks with timers.
+const db = openDatabase(config.databasePath, { busyTimeoutMs: 0 });
+// The API's Redis connection fails fast and never waits long: a request must not hang on a
+// Redis that is down (no offline queue) or hung (a command timeout).
+const redis = new Redis(config.redisUrl, {
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false,
+  commandTimeout: config.redisCommandTimeoutMs,
+});
+reportOutages(redis, logger, "api");
+redis.once("ready", () => void checkEvictionPolicy(redis, logger));
 
 const { app, close } = await createApp({
   db,
@@ -20,8 +28,22 @@ const { app, close } = await createApp({
   publicUrl: config.publicUrl,
   redisPrefix: config.queuePrefix,
   adminToken: config.adminToken,
+  databaseBusyTimeoutMs: config.databaseBusyTimeoutMs,
+  redisCommandTimeoutMs: config.redisCommandTimeoutMs,
+  outboxReconcileAfterMs: config.outboxReconcileSeconds * 1000,
 });
-app.listen({ hostname: config.host, port: config.port });
+try {
+  // reusePort off: a second API on a port in use must fail, not share it silently.
+  app.listen({ hostname: config.host, port: config.port, reusePort: false, idleTimeout: config.httpIdleTimeoutSeconds });
+} catch (error) {
+  const code = (error as { code?: string }).code;
+  console.error(
+    code === "EADDRINUSE"
+      ? `Cannot listen on ${config.host}:${config.port}: the address is in use (EADDRINUSE). Stop the other process or set PORT.`
+      : `Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
+  );
+  process.exit(1);
+}
 logger.info("api listening", { url: `http://${config.host}:${config.port}/api/v1`, database: config.databasePath });
 
 let stopping = false;
@@ -29,8 +51,9 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info("api stopping", { signal });
-  // In-flight requests finish, then buffers drain; whatever is left after 10 s stays in
-  // the outbox (or is lost, for activity still in memory) and the process exits anyway.
+  // In-flight requests finish, then buffers drain; whatever is left after 10 s stays in the
+  // outbox (or is lost, for read calls' activity entries still in memory) and the process
+  // exits anyway. With Redis away nothing waits on it: the outbox keeps the rows.
   const drained = (async () => {
     await app.stop();
     await close();

@@ -31,6 +31,14 @@ export interface Config {
   /** How long a job's lock lasts: a worker dead for this long has its jobs handed to another. */
   workerLockSeconds: number;
   reminderScanSeconds: number;
+  /** How long an API request may wait, without blocking, for SQLite's write lock before it answers 503. */
+  databaseBusyTimeoutMs: number;
+  /** How long the API waits for any one Redis command before falling back (rate limits) or backing off (relay). */
+  redisCommandTimeoutMs: number;
+  /** Seconds an HTTP connection may stay silent before the API closes it. */
+  httpIdleTimeoutSeconds: number;
+  /** Seconds after which a side effect handed to Redis without a recorded outcome is checked, and handed over again if Redis lost it. */
+  outboxReconcileSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -147,6 +155,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     workerLockSeconds: positiveInt(env, "WORKER_LOCK_SECONDS", 30, 3600),
     reminderScanSeconds: positiveInt(env, "REMINDER_SCAN_SECONDS", 60, 86_400),
+    databaseBusyTimeoutMs: positiveInt(env, "DATABASE_BUSY_TIMEOUT_MS", 3000, 60_000),
+    redisCommandTimeoutMs: positiveInt(env, "REDIS_COMMAND_TIMEOUT_MS", 500, 10_000),
+    httpIdleTimeoutSeconds: positiveInt(env, "HTTP_IDLE_TIMEOUT_SECONDS", 10, 255),
+    outboxReconcileSeconds: positiveInt(env, "OUTBOX_RECONCILE_SECONDS", 30, 3600),
   };
 }
 

@@ -7,15 +7,21 @@ import { newId } from "../shared/ids.ts";
 import { PermanentFailure } from "./failures.ts";
 
 export interface DeliveryOutcome {
-  status: "sent" | "skipped";
+  /** `uncertain`: an earlier attempt may have sent, nobody can tell, and nothing was sent again. */
+  status: "sent" | "skipped" | "uncertain";
   detail: string;
   target?: string | null;
 }
 
 export interface DeliveryAttempt {
   deliveryId: string;
-  /** An earlier attempt got as far as sending: look for its effect before sending again. */
-  mayHaveSent: boolean;
+  /**
+   * When an earlier attempt handed the message over (microseconds), or null when none got
+   * that far: then nothing can have been sent, and there is nothing to look for.
+   */
+  earlierSendAt: number | null;
+  /** Call right before handing the message over: a later attempt then knows to look for it. */
+  sending(): void;
 }
 
 /**
@@ -32,6 +38,8 @@ export function createDeliveries(db: Db, clock: Clock) {
      VALUES ($id, $source, $orgId, $onboardingId, $kind, $target, 'sending', NULL, 0, $now, $now) ON CONFLICT(source) DO NOTHING`,
   );
   const startAttempt = sqlite.prepare("UPDATE deliveries SET attempts = attempts + 1, updated_at = $now WHERE id = $id");
+  // The first hand-over's time is kept: a later attempt searches from the earliest one on.
+  const sending = sqlite.prepare("UPDATE deliveries SET send_started_at = coalesce(send_started_at, $now), updated_at = $now WHERE id = $id");
   const finish = sqlite.prepare(
     "UPDATE deliveries SET status = $status, detail = $detail, target = coalesce($target, target), updated_at = $now WHERE id = $id",
   );
@@ -49,7 +57,11 @@ export function createDeliveries(db: Db, clock: Clock) {
       if (row.status !== "sending") return null; // an earlier run reached an outcome
       startAttempt.run({ id: row.id, now });
       try {
-        const outcome = await perform({ deliveryId: row.id, mayHaveSent: row.attempts > 0 });
+        const outcome = await perform({
+          deliveryId: row.id,
+          earlierSendAt: row.sendStartedAt,
+          sending: () => void sending.run({ id: row.id, now: clock.nowMicros() }),
+        });
         finish.run({ id: row.id, status: outcome.status, detail: outcome.detail, target: outcome.target ?? null, now: clock.nowMicros() });
         return outcome;
       } catch (error) {

@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { openDatabase } from "../shared/db/client.ts";
+import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createMailer } from "./mailer.ts";
 import { createWorker } from "./worker.ts";
@@ -11,7 +12,8 @@ const logger = createLogger(config.logLevel, { service: "worker" });
 const db = openDatabase(config.databasePath);
 // Workers wait out a Redis outage instead of failing commands (BullMQ's requirement).
 const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-connection.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
+reportOutages(connection, logger, "worker");
+connection.once("ready", () => void checkEvictionPolicy(connection, logger));
 
 const worker = createWorker({
   db,
@@ -34,7 +36,9 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info("worker stopping: finishing active jobs", { signal });
-  await worker.close(10_000);
+  // close() bounds each of its waits; this outer bound is the promise to the operator.
+  const deadline = new Promise((resolve) => setTimeout(resolve, 15_000).unref());
+  await Promise.race([worker.close(10_000), deadline]);
   connection.disconnect();
   db.$client.close();
   process.exit(0);

@@ -5,8 +5,9 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Clock } from "../shared/clock.ts";
 import type { Db } from "../shared/db/client.ts";
 import { JOBS, type QueueName } from "../shared/jobs/catalog.ts";
-import { closeQueues, createQueues } from "../shared/jobs/queues.ts";
+import { closeQueues, createQueues, isConnectionError } from "../shared/jobs/queues.ts";
 import type { Logger } from "../shared/logger.ts";
+import { createOutboxStore, outboxIdOf } from "../shared/db/outbox.store.ts";
 import { createDeliveries } from "./deliveries.ts";
 import { launchHandlers } from "./handlers/launch-automations.ts";
 import { recordHandlers } from "./handlers/records.ts";
@@ -39,6 +40,8 @@ const validators = Object.fromEntries(
   ),
 );
 
+const SCHEDULER_REENSURE_MS = 60_000;
+
 /**
  * The worker process's composition root: one BullMQ worker per queue, each dispatching to
  * the handler map typed from the job catalog. A payload that does not match its schema, or
@@ -51,14 +54,15 @@ export function createWorker(infra: WorkerInfrastructure) {
   const lookups = createLookups(db);
   const slack = createSlackGateway(db, infra.slack);
   const outboundDeps = { db, clock, deliveries, lookups, slack, mailFrom: infra.mailFrom };
-  const scanReminders = createReminderScan({ db, clock }, queues);
+  const scanReminders = createReminderScan({ db, clock });
+  const outbox = createOutboxStore(db);
 
   const handlers: { [Q in QueueName]: QueueHandlers<Q> } = {
     records: recordHandlers(db, scanReminders),
     outbound: { ...launchHandlers(outboundDeps), ...reminderHandlers({ ...outboundDeps, mailer: infra.mailer }) },
   };
 
-  const process = (queue: QueueName) => async (job: Job) => {
+  const dispatch = (queue: QueueName, job: Job): Promise<unknown> => {
     const validate = validators[`${queue}/${job.name}`];
     const handler = (handlers[queue] as Record<string, (payload: unknown, job: Job) => Promise<unknown>>)[job.name];
     if (!validate || !handler) throw new UnrecoverableError(`unknown job '${job.name}' on queue '${queue}'`);
@@ -69,6 +73,25 @@ export function createWorker(infra: WorkerInfrastructure) {
     return handler(job.data, job);
   };
 
+  /**
+   * Runs a job and, for a job that came from the outbox, records in the database that its
+   * effect reached an outcome (done, or failed for good): from then on the relay's
+   * reconciler leaves the row alone. A crash before that record means the job runs again,
+   * which every handler is written to survive.
+   */
+  const process = (queue: QueueName) => async (job: Job) => {
+    const outboxId = outboxIdOf(job.id);
+    try {
+      const result = await dispatch(queue, job);
+      if (outboxId !== null) outbox.markCompleted([outboxId], clock.nowMicros());
+      return result;
+    } catch (error) {
+      const final = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (outboxId !== null && final) outbox.markCompleted([outboxId], clock.nowMicros());
+      throw error;
+    }
+  };
+
   const workers = (Object.keys(handlers) as QueueName[]).map((queue) => {
     const worker = new Worker(queue, process(queue), {
       connection: infra.connection,
@@ -76,19 +99,29 @@ export function createWorker(infra: WorkerInfrastructure) {
       concurrency: infra.concurrency[queue],
       ...(infra.lockDurationMs ? { lockDuration: infra.lockDurationMs, stalledInterval: infra.lockDurationMs } : {}),
     });
-    worker.on("error", (error) => logger.error("worker error", { queue, error: error.message }));
+    // Connection errors repeat on every reconnection attempt; the outage is reported once by
+    // the connection's owner (worker/main.ts). Anything else is worth a line each time.
+    worker.on("error", (error) => {
+      if (!isConnectionError(error)) logger.error("worker error", { queue, error: error.message });
+    });
     worker.on("failed", (job, error) =>
       logger.warn("job failed", { queue, job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, error: error.message }),
     );
     return worker;
   });
 
-  const scheduled =
-    infra.reminderScanSeconds === null
-      ? Promise.resolve()
-      : queues.records
-          .upsertJobScheduler("reminders-scan", { every: infra.reminderScanSeconds * 1000 }, { name: "reminders.scan", data: {} })
-          .then(() => undefined);
+  // Creating the scheduler is idempotent: it is re-ensured every minute and whenever the
+  // connection comes back, so a Redis that lost its data gets it back without a restart.
+  const ensureScheduler = async (): Promise<void> => {
+    if (infra.reminderScanSeconds === null) return;
+    await queues.records.upsertJobScheduler("reminders-scan", { every: infra.reminderScanSeconds * 1000 }, { name: "reminders.scan", data: {} });
+  };
+  const reensure = () =>
+    void ensureScheduler().catch((error) => logger.warn("reminder scheduler not ensured; retrying", { error: (error as Error).message }));
+  const scheduled = ensureScheduler();
+  const schedulerTimer = infra.reminderScanSeconds === null ? undefined : setInterval(reensure, SCHEDULER_REENSURE_MS);
+  schedulerTimer?.unref();
+  if (infra.reminderScanSeconds !== null) infra.connection.on("ready", reensure);
 
   return {
     workers,
@@ -98,18 +131,30 @@ export function createWorker(infra: WorkerInfrastructure) {
       await scheduled;
       await Promise.all(workers.map((w) => w.waitUntilReady()));
     },
-    /** Lets active jobs finish (up to `graceMs`), then closes; unfinished jobs go back to the queue. */
+    /**
+     * Lets active jobs finish (up to `graceMs`), then closes; unfinished jobs go back to the
+     * queue. With Redis away there is nothing to hand back to and nothing to wait for: the
+     * workers are closed without waiting, and the caller disconnects.
+     */
     async close(graceMs = 10_000): Promise<void> {
-      const graceful = Promise.all(workers.map((w) => w.close()));
-      const timedOut = await Promise.race([
-        graceful.then(() => false),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
-      ]);
-      if (timedOut) {
-        logger.warn("worker drain timed out: closing with jobs still active", { grace_ms: graceMs });
-        await Promise.all(workers.map((w) => w.close(true)));
+      clearInterval(schedulerTimer);
+      infra.connection.off("ready", reensure);
+      const within = (ms: number, work: Promise<unknown>) =>
+        Promise.race([work.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
+      if (infra.connection.status !== "ready") {
+        void Promise.all(workers.map((w) => w.close(true))).catch(() => {});
+        void closeQueues(queues).catch(() => {});
+        infra.mailer.close();
+        return;
       }
-      await closeQueues(queues);
+      // Redis may also go while draining: then stop waiting for it at once.
+      let onClose!: () => void;
+      const lost = new Promise<void>((resolve) => infra.connection.once("close", (onClose = resolve)));
+      const drained = await within(graceMs, Promise.race([Promise.all(workers.map((w) => w.close())), lost]));
+      infra.connection.off("close", onClose);
+      if (!drained) logger.warn("worker drain timed out: closing with jobs still active", { grace_ms: graceMs });
+      if (!drained || infra.connection.status !== "ready") await within(2000, Promise.all(workers.map((w) => w.close(true))));
+      await within(2000, closeQueues(queues));
       infra.mailer.close();
     },
   };

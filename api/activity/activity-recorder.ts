@@ -1,70 +1,76 @@
 import { writeTransaction, type Db } from "../../shared/db/client.ts";
-import { ulid } from "../../shared/ids.ts";
+import { createActivityStore } from "../../shared/db/activity.store.ts";
+import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
-import type { Queues } from "../../shared/jobs/queues.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { OutboxWriter } from "../outbox/outbox.writer.ts";
+import type { OutboxWriter } from "../../shared/db/outbox.writer.ts";
 
 export interface ActivityRecorderOptions {
   db: Db;
-  queues: Queues;
   outbox: OutboxWriter;
   logger: Logger;
   nowMicros: () => number;
   flushMs?: number;
   maxBatch?: number;
+  /** Entries held while the database refuses the flush; past this the oldest are dropped (and logged). */
+  maxHeld?: number;
 }
 
-/** Activity batches span workspaces; their outbox rows carry this in place of one. */
-const ALL_WORKSPACES = "*";
-
 /**
- * Activity entries for every authenticated call, without a database write or a BullMQ job
- * per request: entries gather in memory and leave as one `records` job per flush (every
- * 50 ms or 500 entries). When Redis is down the batch goes to the outbox instead, and the
- * relay delivers it later.
+ * Activity entries for every authenticated call. A call that changed data writes its entry
+ * in the change's own transaction (`writeInTransaction`), so no crash can separate the two.
+ * Every other call's entry gathers in memory and leaves as one outbox row per flush (every
+ * 50 ms or 500 entries), which the relay hands to the `records` queue: the database, not
+ * Redis, holds them from then on. What a SIGKILL can lose is what is in memory: at most the
+ * last 50 ms of read calls' entries.
  */
 export function createActivityRecorder(options: ActivityRecorderOptions) {
   const flushMs = options.flushMs ?? 50;
   const maxBatch = options.maxBatch ?? 500;
+  const maxHeld = options.maxHeld ?? 50_000;
+  const store = createActivityStore(options.db);
   let buffer: ActivityEntry[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const inFlight = new Set<Promise<void>>();
 
-  async function send(entries: ActivityEntry[]): Promise<void> {
-    try {
-      await options.queues.records.add("activity.batch", { entries }, { jobId: `activity-${ulid()}` });
-    } catch {
-      writeTransaction(options.db, () =>
-        options.outbox.add(ALL_WORKSPACES, "records", "activity.batch", { entries }, options.nowMicros()),
-      );
-    }
-  }
-
-  function flush(): Promise<void> {
+  function flush(): void {
     clearTimeout(timer);
     timer = undefined;
-    if (buffer.length === 0) return Promise.resolve();
+    if (buffer.length === 0) return;
     const entries = buffer;
     buffer = [];
-    const sending = send(entries)
-      .catch((error) => options.logger.error("activity entries lost", { count: entries.length, error: (error as Error).message }))
-      .finally(() => inFlight.delete(sending));
-    inFlight.add(sending);
-    return sending;
+    try {
+      writeTransaction(options.db, () => {
+        for (let i = 0; i < entries.length; i += maxBatch) {
+          options.outbox.add(null, "records", "activity.batch", { entries: entries.slice(i, i + maxBatch) }, options.nowMicros());
+        }
+      });
+    } catch (error) {
+      if (!isDatabaseBusy(error)) throw error;
+      // Another process holds the write lock: keep the entries and try again shortly.
+      buffer = entries.concat(buffer);
+      if (buffer.length > maxHeld) {
+        const dropped = buffer.length - maxHeld;
+        buffer = buffer.slice(dropped);
+        options.logger.error("activity entries dropped: the database refused writes for too long", { count: dropped });
+      }
+      timer = setTimeout(flush, flushMs);
+    }
   }
 
   return {
     record(entry: ActivityEntry): void {
       buffer.push(entry);
-      if (buffer.length >= maxBatch) void flush();
-      else timer ??= setTimeout(() => void flush(), flushMs);
+      if (buffer.length >= maxBatch) flush();
+      else timer ??= setTimeout(flush, flushMs);
+    },
+    /** Writes the entry now; call it inside the transaction that makes the call's change. */
+    writeInTransaction(entry: ActivityEntry): void {
+      store.insert(entry);
     },
     flush,
-    /** Sends what is buffered and waits for every batch under way (shutdown). */
+    /** Writes what is buffered (shutdown). */
     async drain(): Promise<void> {
-      await flush();
-      await Promise.all(inFlight);
+      flush();
     },
   };
 }

@@ -26,6 +26,12 @@ export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limi
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
+  const disconnects = new Counter({
+    name: "http_client_disconnects_total",
+    help: "Requests whose client went away before the request was whole (not server errors).",
+    labelNames: ["method", "route"] as const,
+    registers: [registry],
+  });
   const deliveries = deps.db.$client.prepare<{ kind: string; status: string; n: number }, []>(
     "SELECT kind, status, count(*) AS n FROM deliveries GROUP BY kind, status",
   );
@@ -54,8 +60,24 @@ export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limi
     },
   });
   new Gauge({
+    name: "outbox_unfinished",
+    help: "Side effects handed to BullMQ whose outcome the worker has not recorded yet.",
+    registers: [registry],
+    collect() {
+      this.set(deps.relay.unfinished());
+    },
+  });
+  new Gauge({
+    name: "outbox_relay_waiting_for_redis",
+    help: "1 while the outbox relay backs off because Redis does not answer.",
+    registers: [registry],
+    collect() {
+      this.set(deps.relay.waitingForRedis() ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: "deliveries",
-    help: "Outbound effects by kind and outcome (sending, sent, skipped, failed).",
+    help: "Outbound effects by kind and outcome (sending, sent, skipped, failed, uncertain).",
     labelNames: ["kind", "status"] as const,
     registers: [registry],
     collect() {
@@ -76,6 +98,9 @@ export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limi
     observe(method: string, route: string, status: number, seconds: number): void {
       requests.inc({ method, route, status: String(status) });
       latency.observe({ method, route }, seconds);
+    },
+    clientDisconnected(method: string, route: string): void {
+      disconnects.inc({ method, route });
     },
     async render(): Promise<Response> {
       return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });

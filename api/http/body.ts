@@ -2,6 +2,14 @@ import { DomainError } from "../../shared/errors.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The client went away while its body was arriving (a dropped connection, a reset). Nobody is
+ * left to answer: the request is counted as a client disconnect, never as a server error.
+ */
+export class ClientDisconnected extends Error {
+  override name = "ClientDisconnected";
+}
+
 const tooLarge = () =>
   new DomainError("body_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
 
@@ -17,10 +25,16 @@ async function readCapped(request: Request): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    // The stream is the client's: a failure while reading it is the connection ending early.
+    throw new ClientDisconnected(`the client disconnected while sending its body (${(error as Error)?.message ?? error})`);
   }
   if (chunks.length === 1) return chunks[0]!;
   const all = new Uint8Array(size);

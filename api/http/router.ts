@@ -1,6 +1,8 @@
 import type { Elysia } from "elysia";
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
+import { retryWhileBusy } from "../../shared/db/busy.ts";
 import { DomainError } from "../../shared/errors.ts";
+import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ActivityRecorder } from "../activity/activity-recorder.ts";
@@ -11,7 +13,7 @@ import type { KeyUsage } from "../auth/key-usage.ts";
 import { requestFingerprint } from "../idempotency/fingerprint.ts";
 import { validateIdempotencyKey, type Idempotency } from "../idempotency/idempotency.ts";
 import type { RequestLimits } from "../limits/request-limits.ts";
-import { readJsonBody } from "./body.ts";
+import { ClientDisconnected, readJsonBody } from "./body.ts";
 import { errorResponse } from "./error-map.ts";
 import { Reply, type Method, type RouteDef } from "./route.ts";
 import { compileValidator, type Validator } from "./validation.ts";
@@ -25,6 +27,10 @@ export interface RouterDeps {
   metrics: Metrics;
   logger: Logger;
   nowMicros: () => number;
+  /** Runs `fn` in one write transaction (synchronous: see shared/db/client.ts). */
+  transaction: <T>(fn: () => T) => T;
+  /** How long a request waits, without blocking, for the database's write lock before answering 503. */
+  busyTimeoutMs: number;
 }
 
 /** Routes without query parameters still refuse unknown ones. */
@@ -68,15 +74,23 @@ export function serializeError(error: unknown): Record<string, unknown> {
   return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
 }
 
+/** What a client that hung up is answered with, for the log and metrics only (nginx's convention). */
+const CLIENT_CLOSED_REQUEST = 499;
+
 /**
- * Mounts every route behind one pipeline: the address's failure budget, authentication,
- * the key's rate limit and usage, path/query/body validation, then the handler (inside the
- * idempotency record's transaction when the request carries an Idempotency-Key). Every
+ * Mounts every route behind one pipeline: authentication (an address's failed attempts
+ * count against its own budget), the key's rate limit and usage, path/query/body
+ * validation, then the handler. A call that changes data runs its handler and writes its
+ * activity entry in one transaction (inside the idempotency record's, when the request
+ * carries an Idempotency-Key), so a crash cannot keep the change and lose the entry. When
+ * another process holds the database's write lock, the transaction is retried with timers,
+ * never a blocking wait, and after `busyTimeoutMs` answers 503 with Retry-After. Every
  * response, errors included, carries the per-request headers gathered on the way.
  */
 export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, routes: readonly RouteDef[], deps: RouterDeps): void {
+  const busy = { timeoutMs: deps.busyTimeoutMs };
+
   async function authenticate(request: Request, address: string): Promise<Actor> {
-    deps.limits.assertAddressNotBlocked(address);
     try {
       return deps.authenticate(request.headers.get("authorization"));
     } catch (error) {
@@ -88,25 +102,57 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
   for (const route of routes) {
     const validate = compileRoute(route);
     const status = route.success.status;
+    const changesData = route.method !== "GET";
 
-    async function respond(ctx: Ctx, actor: Actor | undefined, headers: Record<string, string>, requestId: string): Promise<Response> {
+    /** `activity` makes the entry for a status; it is written with the change when there is one. */
+    async function respond(ctx: Ctx, actor: Actor | undefined, headers: Record<string, string>, requestId: string, activity: (status: number) => ActivityEntry): Promise<{ response: Response; activityWritten: boolean }> {
       const params = validate.params ? validate.params(ctx.params) : undefined;
       const query = validate.query(readQuery(ctx.request.url, route.query as TObject | undefined));
       const rawBody = validate.body ? await readJsonBody(ctx.request) : undefined;
       const body = validate.body ? validate.body(rawBody) : undefined;
       const input = { actor: actor!, params, query, body, requestId } as never;
 
-      const idempotencyKey = route.idempotent ? ctx.request.headers.get("idempotency-key") : null;
-      if (idempotencyKey !== null && actor) {
-        const key = validateIdempotencyKey(idempotencyKey);
-        const pathname = new URL(ctx.request.url).pathname;
-        const claim = deps.idempotency.begin(actor.keyId, key, requestFingerprint(route.method, pathname, rawBody));
-        if (claim.kind === "replay") return json(claim.status, claim.body, { ...headers, "idempotent-replay": "true" });
-        return json(status, deps.idempotency.execute(actor.keyId, key, status, () => route.handler(input)), headers);
+      if (!actor || !changesData) {
+        const result = await retryWhileBusy(() => route.handler(input), busy);
+        const response = result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
+        return { response, activityWritten: false };
       }
 
-      const result = await route.handler(input);
-      return result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
+      let activityWritten = false;
+      const changeWithActivity = () => {
+        const result = route.handler(input);
+        deps.activity.writeInTransaction(activity(result instanceof Reply ? result.status : status));
+        activityWritten = true;
+        return result;
+      };
+
+      const idempotencyKey = route.idempotent ? ctx.request.headers.get("idempotency-key") : null;
+      if (idempotencyKey !== null) {
+        const key = validateIdempotencyKey(idempotencyKey);
+        const pathname = new URL(ctx.request.url).pathname;
+        const fingerprint = requestFingerprint(route.method, pathname, rawBody);
+        let claimed = false;
+        try {
+          return await retryWhileBusy(() => {
+            if (!claimed) {
+              const claim = deps.idempotency.begin(actor.keyId, key, fingerprint);
+              if (claim.kind === "replay") return { response: json(claim.status, claim.body, { ...headers, "idempotent-replay": "true" }), activityWritten };
+              claimed = true;
+            }
+            return { response: json(status, deps.idempotency.execute(actor.keyId, key, status, changeWithActivity), headers), activityWritten };
+          }, busy);
+        } catch (error) {
+          // Gave up on a held lock with the claim still ours: free the key as soon as the lock allows.
+          if (claimed && error instanceof DomainError && error.code === "service_unavailable") {
+            void retryWhileBusy(() => deps.idempotency.release(actor.keyId, key), { timeoutMs: 60_000, maxPauseMs: 1000 }).catch(() => {});
+          }
+          throw error;
+        }
+      }
+
+      const result = await retryWhileBusy(() => deps.transaction(changeWithActivity), busy);
+      const response = result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
+      return { response, activityWritten };
     }
 
     const handle = async (ctx: Ctx): Promise<Response> => {
@@ -117,6 +163,19 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       const log = deps.logger.child({ request_id: requestId });
       let actor: Actor | undefined;
       let response: Response;
+      let activityWritten = false;
+      const activity = (status: number): ActivityEntry => ({
+        request_id: requestId,
+        org_id: actor!.orgId,
+        key_id: actor!.keyId,
+        actor: actor!.keyName,
+        method: route.method,
+        route: route.path,
+        status,
+        address: address === "unknown" ? null : address,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        at: deps.nowMicros(),
+      });
       try {
         if (route.authenticated) {
           actor = await authenticate(ctx.request, address);
@@ -125,8 +184,13 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
           deps.usage.record(actor.keyId, address === "unknown" ? null : address);
           if (limit.refusal) throw limit.refusal;
         }
-        response = await respond(ctx, actor, headers, requestId);
+        ({ response, activityWritten } = await respond(ctx, actor, headers, requestId, activity));
       } catch (error) {
+        if (error instanceof ClientDisconnected) {
+          deps.metrics.clientDisconnected(route.method, route.path);
+          deps.logger.info("client disconnected", { request_id: requestId, route: route.path, address, detail: error.message });
+          return new Response(null, { status: CLIENT_CLOSED_REQUEST, headers });
+        }
         response = errorResponse(
           error,
           (e) => log.error("unhandled error", { route: route.operationId, error: serializeError(e) }),
@@ -143,20 +207,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         duration_ms: durationMs,
         address,
       });
-      if (actor) {
-        deps.activity.record({
-          request_id: requestId,
-          org_id: actor.orgId,
-          key_id: actor.keyId,
-          actor: actor.keyName,
-          method: route.method,
-          route: route.path,
-          status: response.status,
-          address: address === "unknown" ? null : address,
-          duration_ms: durationMs,
-          at: deps.nowMicros(),
-        });
-      }
+      if (actor && !activityWritten) deps.activity.record(activity(response.status));
       return response;
     };
     app.route(route.method, route.path, handle as never, { parse: "none" } as never);

@@ -1,5 +1,6 @@
 import type { Clock } from "../../shared/clock.ts";
 import { writeTransaction, type Db } from "../../shared/db/client.ts";
+import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import { DomainError } from "../../shared/errors.ts";
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -95,7 +96,8 @@ export function createIdempotency(db: Db, clock: Clock) {
     /**
      * Runs `produce` (synchronous: the record's own transaction nests inside this one) and
      * stores its response in the same transaction. A failure releases the claim so the key
-     * can be used again; only successes are remembered.
+     * can be used again; only successes are remembered. A busy database is not a failure of
+     * the request: the claim stays, for the caller to try again (or `release` when it gives up).
      */
     execute(apiKeyId: string, key: string, status: number, produce: () => unknown): string {
       try {
@@ -105,9 +107,13 @@ export function createIdempotency(db: Db, clock: Clock) {
           return body;
         });
       } catch (error) {
-        release.run({ apiKeyId, key });
+        if (!isDatabaseBusy(error)) release.run({ apiKeyId, key });
         throw error;
       }
+    },
+    /** Frees an unfinished claim, so the key can be used again. */
+    release(apiKeyId: string, key: string): void {
+      release.run({ apiKeyId, key });
     },
     /** Deletes stored responses past retention; returns how many. */
     purgeExpired(): number {

@@ -50,13 +50,25 @@ type SlidingWindowRedis = Redis & {
  */
 export const leaseSize = (limit: number) => Math.max(1, Math.floor(limit / 60));
 const LEASE_MS = 5000;
+/** While Redis is away, how often one PING (never a request) checks whether it is back. */
+const PROBE_MS = 1000;
 
-/** Claimed slots not yet spent, per bucket, with what Redis said when they were claimed. */
-interface Lease {
+/**
+ * One key's (or address's) state in this process. Only one Redis claim per bucket is in
+ * flight at a time: requests that arrive meanwhile wait for it and share what it brings, so
+ * a burst on a fresh key neither overwrites leases nor claims more than it uses.
+ */
+interface Bucket {
+  /** Claimed slots not yet spent, with what Redis said when they were claimed. */
   left: number;
   remaining: number;
   resetAt: number;
   expiresAt: number;
+  /** Redis said the window is full: nothing frees before this time, so refuse locally. */
+  refusedUntil: number;
+  /** Requests of this process waiting on this bucket right now: what the next claim asks for. */
+  demand: number;
+  claiming: Promise<"claimed" | "redis_away"> | null;
 }
 
 /** The same rolling window in this process's memory: the fallback while Redis is away. */
@@ -79,17 +91,29 @@ export interface RateLimiterOptions {
   keyPrefix: string;
   logger: Logger;
   windowSeconds?: number;
+  /** The longest a request waits on Redis; past it the process limits on its own until Redis answers a probe. */
+  commandTimeoutMs?: number;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export function createRateLimiter(options: RateLimiterOptions) {
   const windowMs = (options.windowSeconds ?? 60) * 1000;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 500;
   const redis = options.redis as SlidingWindowRedis;
   if (typeof redis.slidingWindow !== "function") {
     redis.defineCommand("slidingWindow", { numberOfKeys: 1, lua: SLIDING_WINDOW });
   }
   const local = new LocalWindows(windowMs);
-  const leases = new Map<string, Lease>();
+  const buckets = new Map<string, Bucket>();
   let mode: LimiterMode = "redis";
+  let probe: ReturnType<typeof setTimeout> | undefined;
   let sequence = 0;
   const memberPrefix = crypto.randomUUID().slice(0, 8);
 
@@ -100,53 +124,87 @@ export function createRateLimiter(options: RateLimiterOptions) {
     resetSeconds: Math.max(allowed ? 0 : 1, Math.ceil(resetMs / 1000)),
   });
 
-  /** Spends one slot of a live lease, if the bucket has one. */
-  function fromLease(bucket: string, limit: number, now: number): RateDecision | null {
-    const lease = leases.get(bucket);
-    if (!lease || lease.left === 0 || lease.expiresAt <= now) return null;
-    lease.left--;
-    return decision(true, limit, lease.remaining + lease.left, lease.resetAt - now);
+  function localDecision(bucket: string, limit: number): RateDecision {
+    const [granted, remaining, resetMs] = local.consume(bucket, limit);
+    return decision(granted > 0, limit, remaining, resetMs);
+  }
+
+  /** Redis failed or hung: limit in this process, and let one PING a second find it again. */
+  function redisAway(error: unknown): void {
+    if (mode === "per_process") return;
+    mode = "per_process";
+    options.logger.warn("Redis unreachable: rate limits fall back to this process only", { error: (error as Error).message });
+    const check = async () => {
+      const back = await withTimeout(redis.ping(), commandTimeoutMs).then(
+        (r) => r === "PONG",
+        () => false,
+      );
+      if (back) {
+        mode = "redis";
+        buckets.clear();
+        options.logger.info("rate limits are shared again: Redis answers");
+      } else {
+        probe = setTimeout(() => void check(), PROBE_MS);
+        probe.unref();
+      }
+    };
+    probe = setTimeout(() => void check(), PROBE_MS);
+    probe.unref();
+  }
+
+  async function claim(bucket: Bucket, name: string, limit: number): Promise<"claimed" | "redis_away"> {
+    const now = Date.now();
+    const wanted = Math.min(limit, Math.max(leaseSize(limit), bucket.demand));
+    try {
+      const [granted, remaining, resetMs] = await withTimeout(
+        redis.slidingWindow(`${options.keyPrefix}:ratelimit:${name}`, windowMs, limit, `${memberPrefix}:${++sequence}`, wanted),
+        commandTimeoutMs,
+      );
+      bucket.left = granted;
+      bucket.remaining = remaining;
+      bucket.resetAt = now + resetMs;
+      bucket.expiresAt = now + LEASE_MS;
+      if (granted === 0) bucket.refusedUntil = now + resetMs;
+      return "claimed";
+    } catch (error) {
+      redisAway(error);
+      return "redis_away";
+    }
   }
 
   return {
     windowSeconds: windowMs / 1000,
     mode: (): LimiterMode => mode,
-    async consume(bucket: string, limit: number): Promise<RateDecision> {
-      const now = Date.now();
-      const leased = fromLease(bucket, limit, now);
-      if (leased) {
-        // Still one event-loop turn, as a Redis call would take: served synchronously, a
-        // burst of requests reached SQLite's write lock back to back, and creates fell from
-        // 3.5k to 2.9k req/s (bench/RESULTS.md).
-        await new Promise((resolve) => setImmediate(resolve));
-        return leased;
+    async consume(name: string, limit: number): Promise<RateDecision> {
+      if (mode === "per_process") return localDecision(name, limit);
+      let bucket = buckets.get(name);
+      if (!bucket) {
+        bucket = { left: 0, remaining: 0, resetAt: 0, expiresAt: 0, refusedUntil: 0, demand: 0, claiming: null };
+        buckets.set(name, bucket);
+        if (buckets.size > 100_000) buckets.delete(buckets.keys().next().value!); // bounded memory
       }
+      const b = bucket;
+      b.demand++;
       try {
-        const wanted = leaseSize(limit);
-        const [granted, remaining, resetMs] = await redis.slidingWindow(
-          `${options.keyPrefix}:ratelimit:${bucket}`,
-          windowMs,
-          limit,
-          `${memberPrefix}:${++sequence}`,
-          wanted,
-        );
-        if (mode !== "redis") {
-          mode = "redis";
-          options.logger.info("rate limits are shared again: Redis answers");
+        for (;;) {
+          const now = Date.now();
+          if (b.refusedUntil > now) return decision(false, limit, 0, b.refusedUntil - now);
+          if (b.left > 0 && b.expiresAt > now) {
+            b.left--;
+            return decision(true, limit, b.remaining + b.left, b.resetAt - now);
+          }
+          b.claiming ??= claim(b, name, limit).finally(() => {
+            b.claiming = null;
+          });
+          if ((await b.claiming) === "redis_away") return localDecision(name, limit);
         }
-        if (granted > 1) {
-          leases.set(bucket, { left: granted - 1, remaining, resetAt: now + resetMs, expiresAt: now + LEASE_MS });
-          if (leases.size > 100_000) leases.delete(leases.keys().next().value!);
-        }
-        return decision(granted > 0, limit, remaining + Math.max(0, granted - 1), resetMs);
-      } catch (error) {
-        if (mode !== "per_process") {
-          mode = "per_process";
-          options.logger.warn("Redis unreachable: rate limits fall back to this process only", { error: (error as Error).message });
-        }
-        const [granted, remaining, resetMs] = local.consume(bucket, limit);
-        return decision(granted > 0, limit, remaining, resetMs);
+      } finally {
+        b.demand--;
       }
+    },
+    /** Stops the Redis probe (shutdown). */
+    close(): void {
+      clearTimeout(probe);
     },
   };
 }

@@ -7,11 +7,14 @@ export interface RateLimitSettings {
   perTier: Record<RateLimitTier, number>;
   /** Failed authentications allowed per client address and window, so keys cannot be guessed at speed. */
   failedAuthPerAddress: number;
+  /** Wrong ADMIN_TOKENs allowed per client address and window, on /metrics and /admin/queues. */
+  failedAdminPerAddress: number;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   perTier: { default: 60, paid: 600 },
   failedAuthPerAddress: 30,
+  failedAdminPerAddress: 10,
 };
 
 export const rateLimitHeaders = (decision: RateDecision): Record<string, string> => ({
@@ -30,13 +33,33 @@ const limited = (decision: RateDecision, what: string) =>
 
 /**
  * The two limits every request meets: the calling key's bucket (a test key is its own key,
- * so its own bucket) and, for failed authentication, the client address's. An address over
- * its failure budget is refused locally without touching Redis or the key table until its
- * window frees.
+ * so its own bucket) and, for failed authentication, the client address's. Only failures
+ * count against an address, and only failures are refused for it: a valid key sent from an
+ * address that also sent bad ones (integrations behind one NAT) is served as usual. An
+ * address past its failure budget gets 429 for bad keys without another Redis call until
+ * its window frees.
  */
 export function createRequestLimits(limiter: RateLimiter, settings: RateLimitSettings) {
-  const blockedUntil = new Map<string, number>();
   const window = `${limiter.windowSeconds} seconds`;
+
+  /** A budget of failures per address: refusals are answered locally once it is spent. */
+  function failureBudget(bucketPrefix: string, limit: number, what: string) {
+    const blockedUntil = new Map<string, number>();
+    const refusal = (decision: RateDecision) => limited(decision, `${window} of ${what} from this address`);
+    return async (address: string): Promise<DomainError | null> => {
+      const until = blockedUntil.get(address);
+      if (until !== undefined) {
+        const seconds = Math.ceil((until - Date.now()) / 1000);
+        if (seconds > 0) return refusal({ allowed: false, limit, remaining: 0, resetSeconds: seconds });
+        blockedUntil.delete(address);
+      }
+      const decision = await limiter.consume(`${bucketPrefix}:${address}`, limit);
+      if (decision.allowed) return null;
+      blockedUntil.set(address, Date.now() + decision.resetSeconds * 1000);
+      if (blockedUntil.size > 100_000) blockedUntil.delete(blockedUntil.keys().next().value!); // bounded memory
+      return refusal(decision);
+    };
+  }
 
   return {
     /** Counts the request against its key's bucket; the caller sends the headers either way. */
@@ -44,24 +67,10 @@ export function createRequestLimits(limiter: RateLimiter, settings: RateLimitSet
       const decision = await limiter.consume(`key:${actor.keyId}`, settings.perTier[actor.tier]);
       return { headers: rateLimitHeaders(decision), refusal: decision.allowed ? null : limited(decision, `${window} for this key`) };
     },
-    /** Throws `rate_limited` when the address already used up its failures. */
-    assertAddressNotBlocked(address: string): void {
-      const until = blockedUntil.get(address);
-      if (until === undefined) return;
-      const seconds = Math.ceil((until - Date.now()) / 1000);
-      if (seconds <= 0) {
-        blockedUntil.delete(address);
-        return;
-      }
-      throw limited({ allowed: false, limit: settings.failedAuthPerAddress, remaining: 0, resetSeconds: seconds }, `${window} of failed authentication from this address`);
-    },
     /** Counts a failed authentication; past the budget, the failure becomes a 429. */
-    async recordAuthFailure(address: string): Promise<DomainError | null> {
-      const decision = await limiter.consume(`authfail:${address}`, settings.failedAuthPerAddress);
-      if (decision.allowed) return null;
-      blockedUntil.set(address, Date.now() + decision.resetSeconds * 1000);
-      return limited(decision, `${window} of failed authentication from this address`);
-    },
+    recordAuthFailure: failureBudget("authfail", settings.failedAuthPerAddress, "failed authentication"),
+    /** Counts a wrong admin token; past the budget, the failure becomes a 429. */
+    recordAdminFailure: failureBudget("adminfail", settings.failedAdminPerAddress, "wrong admin tokens"),
   };
 }
 

@@ -91,7 +91,8 @@ export const metaRoutes = (deps: MetaDeps): RouteDef[] => [
       const body = {
         status: database && redis ? "ready" : "unavailable",
         checks: { database: database ? "ok" : "error", redis: redis ? "ok" : "error" },
-        rate_limiter: redis ? "redis" : deps.rateLimiterMode(),
+        // With Redis silent every request falls back at once, whether or not one has yet.
+        rate_limiter: redis ? deps.rateLimiterMode() : "per_process",
       };
       return database && redis ? body : new Reply(503, body);
     },

@@ -1,76 +1,118 @@
 import type { Clock } from "../../shared/clock.ts";
-import { writeTransaction, type Db } from "../../shared/db/client.ts";
+import type { Db } from "../../shared/db/client.ts";
+import { isDatabaseBusy } from "../../shared/db/busy.ts";
+import { createOutboxStore, outboxJobId, type OutboxRow } from "../../shared/db/outbox.store.ts";
 import type { QueueName } from "../../shared/jobs/catalog.ts";
 import type { Queues } from "../../shared/jobs/queues.ts";
 import type { Logger } from "../../shared/logger.ts";
-
-interface PendingRow {
-  id: number;
-  queue: QueueName;
-  name: string;
-  payload: string;
-}
 
 export interface RelayOptions {
   db: Db;
   queues: Queues;
   clock: Clock;
   logger: Logger;
+  /** Resolves true when Redis answers, within a bounded time: what a relay in back-off tries first. */
+  redisAnswers: () => Promise<boolean>;
   batchSize?: number;
   /** How often rows not yet relayed are swept up (after an outage, or another process's crash). */
   sweepMs?: number;
+  /** How often relayed rows without a recorded outcome are checked against Redis. */
+  reconcileEveryMs?: number;
+  /** A relayed row is checked once it has had this long to reach its outcome. */
+  reconcileAfterMs?: number;
+  /** Back-off while Redis is away: from `minBackoffMs`, doubling, at most `maxBackoffMs`. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
 }
 
 /**
- * Moves committed outbox rows into BullMQ. Each row becomes job `outbox-<id>`, so a row
- * pushed twice (a crash between push and mark, two API processes sweeping at once) is one
- * job. `kick` runs right after a write commits; the sweep catches whatever a kick missed.
+ * Moves committed outbox rows into BullMQ, and makes sure each one reaches its outcome.
+ *
+ * Each row becomes job `outbox-<id>`, so a row pushed twice (a crash between push and mark,
+ * two API processes sweeping at once, the reconciler) is one job while Redis holds it.
+ * `kick` runs right after a write commits; the sweep catches whatever a kick missed.
+ *
+ * Redis holds work, not truth: a row is done when the worker records its outcome
+ * (`completed_at`). The reconciler walks rows relayed long enough ago without one and asks
+ * Redis about their job: a job Redis no longer has (restarted without its data, evicted) is
+ * handed over again; a job Redis finished whose outcome was not recorded is marked done.
+ *
+ * While Redis is away the relay backs off exponentially and only pings until it answers,
+ * so requests that keep writing never pay for rebuilding jobs that cannot be sent.
  */
 export function createRelay(options: RelayOptions) {
   const { db, queues, clock, logger } = options;
+  const store = createOutboxStore(db);
   const batchSize = options.batchSize ?? 500;
-  const pending = db.$client.prepare<PendingRow, { limit: number }>(
-    "SELECT id, queue, name, payload FROM outbox WHERE relayed_at IS NULL ORDER BY id LIMIT $limit",
-  );
-  const markRelayed = db.$client.prepare("UPDATE outbox SET relayed_at = $now WHERE id = $id");
-  const backlog = db.$client.prepare<{ n: number }, []>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL");
+  const reconcileAfterMicros = (options.reconcileAfterMs ?? 30_000) * 1000;
+  const minBackoffMs = options.minBackoffMs ?? 100;
+  const maxBackoffMs = options.maxBackoffMs ?? 5000;
 
   let running: Promise<void> | null = null;
   let again = false;
-  let failing = false;
-  let sweep: ReturnType<typeof setInterval> | undefined;
+  let stopped = false;
+  /** Set while Redis is away: the time the next attempt may run, and the current pause. */
+  let backoff: { until: number; pauseMs: number; timer: ReturnType<typeof setTimeout> } | null = null;
+  let reconcileCursor = 0;
+  const timers: ReturnType<typeof setInterval>[] = [];
 
-  async function drainOnce(): Promise<number> {
-    const rows = pending.all({ limit: batchSize });
-    if (rows.length === 0) return 0;
+  async function push(rows: OutboxRow[]): Promise<void> {
     for (const queue of Object.keys(queues) as QueueName[]) {
       const jobs = rows.filter((r) => r.queue === queue);
       if (jobs.length === 0) continue;
-      await queues[queue].addBulk(jobs.map((r) => ({ name: r.name, data: JSON.parse(r.payload), opts: { jobId: `outbox-${r.id}` } })));
+      await queues[queue].addBulk(jobs.map((r) => ({ name: r.name, data: JSON.parse(r.payload), opts: { jobId: outboxJobId(r.id) } })));
     }
-    const now = clock.nowMicros();
-    writeTransaction(db, () => {
-      for (const row of rows) markRelayed.run({ id: row.id, now });
-    });
+  }
+
+  /** Hands one batch over; returns how many rows it marked relayed. */
+  async function drainOnce(): Promise<number> {
+    const rows = store.pending(batchSize);
+    if (rows.length === 0) return 0;
+    await push(rows);
+    try {
+      store.markRelayed(
+        rows.map((r) => r.id),
+        clock.nowMicros(),
+      );
+    } catch (error) {
+      // Another process holds the write lock: the rows stay pending and go again (same job ids).
+      if (isDatabaseBusy(error)) return 0;
+      throw error;
+    }
     return rows.length;
   }
 
+  function enterBackoff(error: unknown): void {
+    const pauseMs = backoff ? Math.min(backoff.pauseMs * 2, maxBackoffMs) : minBackoffMs;
+    if (!backoff) logger.warn("outbox relay cannot reach Redis: rows wait in the outbox, retrying with back-off", { error: (error as Error).message });
+    clearTimeout(backoff?.timer);
+    const timer = setTimeout(() => void kick(), pauseMs);
+    timer.unref();
+    backoff = { until: Date.now() + pauseMs, pauseMs, timer };
+  }
+
   async function drain(): Promise<void> {
+    if (backoff) {
+      if (Date.now() < backoff.until) return; // its timer kicks again
+      if (!(await options.redisAnswers())) return enterBackoff(new Error("Redis does not answer"));
+    }
     do {
       again = false;
       try {
         while ((await drainOnce()) === batchSize);
-        if (failing) logger.info("outbox relay resumed: Redis answers again");
-        failing = false;
       } catch (error) {
-        if (!failing) logger.warn("outbox relay cannot reach Redis: rows wait in the outbox", { error: (error as Error).message });
-        failing = true;
-        return;
+        if (isDatabaseBusy(error)) return;
+        return enterBackoff(error);
       }
-    } while (again);
+      if (backoff) {
+        clearTimeout(backoff.timer);
+        backoff = null;
+        logger.info("outbox relay resumed: Redis answers again");
+      }
+    } while (again && !stopped);
   }
 
-  const kick = (): Promise<void> => {
+  function kick(): Promise<void> {
     if (running) {
       again = true;
       return running;
@@ -79,21 +121,55 @@ export function createRelay(options: RelayOptions) {
       running = null;
     });
     return running;
-  };
+  }
+
+  /** One step of the walk over unfinished rows; see the comment on `createRelay`. */
+  async function reconcile(): Promise<{ handedOver: number; completed: number }> {
+    if (backoff || stopped) return { handedOver: 0, completed: 0 };
+    const rows = store.unfinished(reconcileCursor, clock.nowMicros() - reconcileAfterMicros, batchSize);
+    reconcileCursor = rows.length === batchSize ? rows.at(-1)!.id : 0;
+    if (rows.length === 0) return { handedOver: 0, completed: 0 };
+    try {
+      const states = await Promise.all(rows.map((r) => queues[r.queue].getJobState(outboxJobId(r.id))));
+      const lost = rows.filter((_, i) => states[i] === "unknown");
+      const finished = rows.filter((_, i) => states[i] === "completed" || states[i] === "failed");
+      if (lost.length > 0) {
+        await push(lost);
+        logger.warn("outbox rows handed to Redis again: their jobs were gone", { count: lost.length, first_id: lost[0]!.id });
+      }
+      if (finished.length > 0) store.markCompleted(finished.map((r) => r.id), clock.nowMicros());
+      return { handedOver: lost.length, completed: finished.length };
+    } catch (error) {
+      if (isDatabaseBusy(error)) return { handedOver: 0, completed: 0 };
+      enterBackoff(error);
+      return { handedOver: 0, completed: 0 };
+    }
+  }
 
   return {
     kick,
+    reconcile,
     /** Rows committed but not yet in BullMQ: a metric, and what a drain waits for. */
-    backlog: (): number => backlog.get()!.n,
+    backlog: (): number => store.backlog(),
+    /** Rows handed to BullMQ whose outcome is not recorded yet. */
+    unfinished: (): number => store.unfinishedCount(),
+    /** Whether the relay is backing off because Redis does not answer. */
+    waitingForRedis: (): boolean => backoff !== null,
     start(): void {
-      sweep = setInterval(() => void kick(), options.sweepMs ?? 1000);
-      sweep.unref();
+      timers.push(setInterval(() => void kick(), options.sweepMs ?? 1000));
+      timers.push(setInterval(() => void reconcile(), options.reconcileEveryMs ?? 10_000));
+      for (const timer of timers) timer.unref();
     },
-    /** Stops sweeping and makes one last attempt to hand everything over. */
+    /**
+     * Stops sweeping and makes one last attempt to hand everything over, unless Redis is
+     * known to be away: then the rows simply stay in the outbox for the next process.
+     */
     async stop(): Promise<void> {
-      clearInterval(sweep);
+      for (const timer of timers) clearInterval(timer);
       await running;
-      await kick();
+      if (!backoff) await kick();
+      stopped = true;
+      clearTimeout(backoff?.timer);
     },
   };
 }

@@ -10,20 +10,30 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
 export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle");
 
+export interface OpenOptions {
+  /**
+   * How long SQLite itself may wait for another connection's write lock. bun:sqlite waits
+   * synchronously, freezing the whole event loop, so the API opens with 0 and retries
+   * without blocking (`retryWhileBusy`); the worker and the command line may wait.
+   */
+  busyTimeoutMs?: number;
+}
+
 /**
  * Opens the database and brings its schema up to date. WAL lets readers run beside the one
- * writer (API and worker processes share the file); the busy timeout makes a second writer
- * wait instead of failing; foreign keys are off by default in SQLite.
+ * writer (API and worker processes share the file); foreign keys are off by default in SQLite.
  */
-export function openDatabase(path: string): Db {
+export function openDatabase(path: string, options: OpenOptions = {}): Db {
   if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec("PRAGMA journal_mode = WAL");
+  // Migrating may meet another process doing the same at start-up: wait for it.
   sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA synchronous = NORMAL"); // durable across process crashes in WAL mode
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   return db;
 }
 

@@ -164,21 +164,29 @@ export const onboardings = sqliteTable(
 );
 
 /**
- * Side effects of a request, written in the request's own transaction. The relay moves each
- * row into BullMQ with job id `outbox-<id>` and marks it relayed.
+ * Side effects of a request, written in the request's own transaction. The outbox, not Redis,
+ * is the truth: the relay hands each row to BullMQ as job `outbox-<id>` and sets `relayed_at`;
+ * the worker sets `completed_at` when the effect reached its outcome. A row relayed but not
+ * completed within a bound is handed over again under the same job id (see api/outbox/).
  */
 export const outbox = sqliteTable(
   "outbox",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    orgId: text("org_id").notNull(),
+    /** Null for rows that span workspaces (a batch of activity entries). */
+    orgId: text("org_id"),
     queue: text("queue").notNull(),
     name: text("name").notNull(),
     payload: text("payload").notNull(),
     createdAt: micros("created_at").notNull(),
     relayedAt: micros("relayed_at"),
+    completedAt: micros("completed_at"),
   },
-  (t) => [index("outbox_pending_idx").on(t.id).where(sql`relayed_at IS NULL`)],
+  (t) => [
+    index("outbox_pending_idx").on(t.id).where(sql`relayed_at IS NULL`),
+    // What the reconciler walks: handed to Redis, effect not yet recorded.
+    index("outbox_unfinished_idx").on(t.id).where(sql`relayed_at IS NOT NULL AND completed_at IS NULL`),
+  ],
 );
 
 /**
@@ -280,7 +288,11 @@ export const emailDrafts = sqliteTable("email_drafts", {
   createdAt: micros("created_at").notNull(),
 });
 
-export type DeliveryStatus = "sending" | "sent" | "skipped" | "failed";
+/**
+ * `uncertain`: an earlier attempt may have sent and whether it did cannot be found out (Slack's
+ * history could not be read); the service does not send again rather than risk a duplicate.
+ */
+export type DeliveryStatus = "sending" | "sent" | "skipped" | "failed" | "uncertain";
 
 /** The outcome of every outbound job: what was attempted, for whom, and how it ended. */
 export const deliveries = sqliteTable(
@@ -295,6 +307,8 @@ export const deliveries = sqliteTable(
     status: text("status").$type<DeliveryStatus>().notNull(),
     detail: text("detail"),
     attempts: integer("attempts").notNull(),
+    /** When an attempt first handed the message to its service: a retry looks for it from then on. */
+    sendStartedAt: micros("send_started_at"),
     createdAt: micros("created_at").notNull(),
     updatedAt: micros("updated_at").notNull(),
   },

@@ -1,47 +1,57 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from "bullmq";
-import type { JobName, JobPayload, QueueName } from "./catalog.ts";
+import type { QueueName } from "./catalog.ts";
 
 /**
- * Retry policy per queue. Records are cheap database writes: retry soon and often.
- * Outbound calls reach other systems: back off exponentially (2 s, 4 s, 8 s, … ~4 min).
- * Completed jobs are kept a day so a re-pushed `outbox-<id>` is recognised and ignored.
+ * Retry policy and retention per queue. Records are cheap database writes: retry soon and
+ * often. Outbound calls reach other systems: back off exponentially (2 s, 4 s, 8 s, … ~4 min).
+ *
+ * Retention is bounded by count as well as age, because Redis keeps everything in memory and
+ * BullMQ needs `noeviction`: nothing may be evicted to make room. Duplicates are not what
+ * kept jobs are for (every handler writes through a unique key in the database, and the
+ * outbox decides what is done), so only a short window stays for the dashboard and for
+ * diagnosis. See the README's "Failure modes" for the memory this takes.
  */
 export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   records: {
     attempts: 10,
     backoff: { type: "exponential", delay: 500 },
-    removeOnComplete: { age: 24 * 3600, count: 200_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
+    removeOnComplete: { age: 3600, count: 1000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
   },
   outbound: {
     attempts: 8,
     backoff: { type: "exponential", delay: 2000 },
-    removeOnComplete: { age: 24 * 3600, count: 200_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
+    removeOnComplete: { age: 24 * 3600, count: 5000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
   },
 };
 
 export type Queues = { [Q in QueueName]: Queue };
 
-/** Producers' queues. The API passes its fail-fast connection: an add during an outage throws at once. */
+/**
+ * Producers' queues. The API passes its fail-fast connection: an add during an outage throws
+ * at once. A queue re-emits its connection's errors; the connection's owner reports outages
+ * (shared/jobs/redis-connection.ts), so here they are only kept from going unhandled.
+ */
 export function createQueues(connection: ConnectionOptions, prefix: string): Queues {
-  return {
+  const queues: Queues = {
     records: new Queue("records", { connection, prefix, defaultJobOptions: JOB_OPTIONS.records }),
     outbound: new Queue("outbound", { connection, prefix, defaultJobOptions: JOB_OPTIONS.outbound }),
   };
+  for (const queue of Object.values(queues)) queue.on("error", () => {});
+  return queues;
 }
 
-export interface TypedJob<Q extends QueueName, N extends JobName<Q>> {
-  name: N;
-  data: JobPayload<Q, N>;
-  /** Deterministic, so a job pushed twice is one job. */
-  jobId: string;
-}
-
-/** Adds jobs typed by the catalog: a payload that does not fit its job name does not compile. */
-export async function enqueue<Q extends QueueName, N extends JobName<Q>>(queues: Queues, queue: Q, jobs: TypedJob<Q, N>[]): Promise<void> {
-  if (jobs.length === 0) return;
-  await queues[queue].addBulk(jobs.map((job) => ({ name: job.name, data: job.data, opts: { jobId: job.jobId } })));
+/** Errors that mean "Redis is not reachable right now", reported once per outage elsewhere. */
+export function isConnectionError(error: Error): boolean {
+  const code = (error as { code?: string }).code;
+  return (
+    code === "ECONNREFUSED" ||
+    code === "ECONNRESET" ||
+    code === "ETIMEDOUT" ||
+    code === "EPIPE" ||
+    /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET/.test(error.message)
+  );
 }
 
 export async function closeQueues(queues: Queues): Promise<void> {

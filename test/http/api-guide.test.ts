@@ -4,7 +4,9 @@ import { ERRORS } from "../../api/http/error-map.ts";
 import { openApiPath } from "../../api/http/route.ts";
 import { ERROR_CODES } from "../../shared/errors.ts";
 import { errorTable } from "../../scripts/error-table.ts";
-import { createTestApp } from "../support/test-app.ts";
+import { routeTable } from "../../api/app.ts";
+import type { ServiceDeps } from "../../api/deps.ts";
+import type { MetaDeps } from "../../api/meta/meta.routes.ts";
 
 const guide = readFileSync("docs/api.md", "utf8");
 const readme = readFileSync("README.md", "utf8");
@@ -18,13 +20,11 @@ describe("the API guide (docs/api.md)", () => {
     for (const code of ERROR_CODES) expect(errorTable()).toContain(`| \`${code}\` | ${ERRORS[code].status} | \`${ERRORS[code].type}\` |`);
   });
 
-  test("names every endpoint of the route table", async () => {
-    const t = await createTestApp();
-    try {
-      for (const route of t.routes) expect(guide).toContain(`\`${route.method} ${openApiPath(route.path)}\``);
-    } finally {
-      await t.close();
-    }
+  test("names every endpoint of the route table", () => {
+    // The table only: defining routes touches none of their dependencies.
+    const routes = routeTable({} as ServiceDeps, {} as MetaDeps);
+    expect(routes.length).toBeGreaterThan(15);
+    for (const route of routes) expect(guide).toContain(`\`${route.method} ${openApiPath(route.path)}\``);
   });
 
   test("the README links it, and neither reads anything outside the repository", () => {

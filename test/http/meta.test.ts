@@ -49,7 +49,7 @@ describe("meta", () => {
     const { app } = await createApp({ db: database.db, redis: deadRedis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("meta") });
     const response = await app.handle(new Request("http://localhost/api/v1/health/ready"));
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ status: "unavailable", checks: { database: "ok", redis: "error" }, rate_limiter: "redis" });
+    expect(await response.json()).toEqual({ status: "unavailable", checks: { database: "ok", redis: "error" }, rate_limiter: "per_process" });
     deadRedis.disconnect();
     database.cleanup();
   });

@@ -65,7 +65,7 @@ describe("rate limits", () => {
     redis.disconnect();
   });
 
-  test("failed authentication is limited per client address", async () => {
+  test("failed authentication is limited per client address, and a valid key from that address is still served", async () => {
     const { t } = await appWithDefaultKey({ rateLimits: { ...DEFAULT_RATE_LIMITS, failedAuthPerAddress: 5 } });
     for (let i = 0; i < 5; i++) {
       expectError(await t.call("GET", "/api/v1/me", { key: `svc_${"g".repeat(39)}${i}` }), 401, "invalid_api_key");
@@ -73,8 +73,13 @@ describe("rate limits", () => {
     const sixth = await t.call("GET", "/api/v1/me", { key: `svc_${"g".repeat(40)}` });
     expectError(sixth, 429, "rate_limited");
     expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    // Blocked before the key is even looked at, so guessing cannot go on.
-    expectError(await t.call("GET", "/api/v1/me"), 429, "rate_limited");
+    // Guessing cannot go on: every further bad key from the address is refused...
+    expectError(await t.call("GET", "/api/v1/me", { key: `svc_${"h".repeat(40)}` }), 429, "rate_limited");
+    expectError(await t.call("GET", "/api/v1/me", { key: "not-even-a-key" }), 429, "rate_limited");
+    // ...but an integration behind the same address (one NAT) is not locked out with its valid key.
+    const valid = await t.call("GET", "/api/v1/me");
+    expect(valid.status).toBe(200);
+    expect(valid.headers.get("x-ratelimit-limit")).toBe("600");
   });
 
   test("with Redis unreachable the API keeps serving, limited per process, and readiness says so", async () => {

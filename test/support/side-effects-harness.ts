@@ -28,6 +28,10 @@ export interface HarnessOptions {
   redisUrl?: string;
   lockDurationMs?: number;
   startWorker?: boolean;
+  /** Passed to the app: how soon a relayed row without an outcome is checked against Redis. */
+  outboxReconcileAfterMs?: number;
+  /** Seconds between reminder scans of the in-process worker; null (default) runs no scheduler. */
+  reminderScanSeconds?: number | null;
 }
 
 /**
@@ -44,7 +48,7 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
   const apiRedis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   apiRedis.on("error", () => {});
   await new Promise((resolve) => apiRedis.once("ready", resolve));
-  const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis });
+  const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis, app: { outboxReconcileAfterMs: options.outboxReconcileAfterMs } });
   const csm = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" });
   const noSlack = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" });
 
@@ -61,7 +65,7 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
       mailer: createMailer({ smtpUrl: smtp.url, dataDir: mailDir }),
       mailFrom: "Onboarding <onboarding@test.example>",
       concurrency: { records: 2, outbound: 2 },
-      reminderScanSeconds: null,
+      reminderScanSeconds: options.reminderScanSeconds ?? null,
       lockDurationMs: options.lockDurationMs,
     });
   const worker = options.startWorker === false ? null : startWorker();
@@ -86,12 +90,13 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
         "SELECT kind, status, detail, attempts, target FROM deliveries WHERE onboarding_id = ? ORDER BY kind",
         onboardingId,
       ),
-    /** Every outbox row handed to BullMQ and every job of both queues finished. */
+    /** Every outbox row's effect recorded as done, and every job of both queues finished. */
     settled: async () => {
-      const unrelayed = query<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL")[0]!.n;
-      if (unrelayed > 0) return false;
+      const unfinished = query<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE completed_at IS NULL")[0]!.n;
+      if (unfinished > 0) return false;
       for (const queue of Object.values(t.queues)) {
         const counts = await queue.getJobCounts("waiting", "active", "delayed", "prioritized", "waiting-children");
+        counts.delayed! -= await queue.getJobSchedulersCount(); // a scheduler's next run waits as a delayed job
         if (Object.values(counts).some((n) => n > 0)) return false;
       }
       return true;

@@ -2,6 +2,11 @@
  * A loopback HTTP server answering the few Slack Web API methods the worker calls, the way
  * Slack answers them (HTTP 200 with `ok: false` and an error code on refusal). It records
  * every posted message, knows which user ids exist, and can be told to fail or to hang.
+ *
+ * `conversations.history` pages as Slack's does: newest first, at most `limit` messages a
+ * page (default 100, at most 999), only messages after `oldest` and before `latest`
+ * (`inclusive` includes both), `has_more` and `response_metadata.next_cursor` to follow.
+ * A stand-in that returned everything at once would hide a client that reads one page only.
  */
 export interface PostedMessage {
   channel: string;
@@ -19,8 +24,45 @@ export async function startSlackStandIn(options: { token?: string; users?: strin
   let postDelayMs = 0;
   let posted: () => void = () => {};
   let counter = 0;
+  let historyPages = 0;
+
+  /** Slack's ts: seconds with six digits, strictly increasing. */
+  let lastTs = 0;
+  const nextTs = () => {
+    lastTs = Math.max(lastTs + 1, Date.now() * 1000);
+    counter++;
+    return (lastTs / 1_000_000).toFixed(6);
+  };
 
   const reply = (body: unknown, status = 200) => Response.json(body, { status });
+
+  function history(args: Record<string, unknown>) {
+    const limit = args.limit === undefined ? 100 : Number(args.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 999) return { ok: false, error: "invalid_limit" };
+    const inclusive = args.inclusive === true || args.inclusive === "true" || args.inclusive === "1";
+    const oldest = args.oldest === undefined ? 0 : Number(args.oldest);
+    const latest = args.latest === undefined ? Infinity : Number(args.latest);
+    const channel = String(args.channel);
+    // The cursor is opaque to clients; here it is the offset into the filtered list.
+    const offset = args.cursor ? Number(Buffer.from(String(args.cursor), "base64").toString().replace(/^offset:/, "")) : 0;
+    if (!Number.isInteger(offset) || offset < 0) return { ok: false, error: "invalid_cursor" };
+    const matching = messages
+      .filter((m) => m.channel === channel)
+      .filter((m) => {
+        const ts = Number(m.ts);
+        return (inclusive ? ts >= oldest : ts > oldest) && (inclusive ? ts <= latest : ts < latest);
+      })
+      .reverse();
+    const page = matching.slice(offset, offset + limit);
+    const hasMore = offset + limit < matching.length;
+    historyPages++;
+    return {
+      ok: true,
+      messages: page.map((m) => ({ type: "message", ...m })),
+      has_more: hasMore,
+      response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${offset + limit}`).toString("base64") : "" },
+    };
+  }
 
   async function params(request: Request): Promise<Record<string, unknown>> {
     const type = request.headers.get("content-type") ?? "";
@@ -49,17 +91,15 @@ export async function startSlackStandIn(options: { token?: string; users?: strin
           return reply({ ok: true, channel: { id: `D${user}` } });
         }
         case "chat.postMessage": {
-          const message = { channel: String(args.channel), text: String(args.text), metadata: args.metadata as PostedMessage["metadata"], ts: `${Date.now()}.${++counter}` };
+          const message = { channel: String(args.channel), text: String(args.text), metadata: args.metadata as PostedMessage["metadata"], ts: nextTs() };
           messages.push(message);
           posted();
           if (hang) await hang.promise; // Slack has the message; the caller never hears back
           if (postDelayMs) await Bun.sleep(postDelayMs);
           return reply({ ok: true, channel: message.channel, ts: message.ts });
         }
-        case "conversations.history": {
-          const channel = String(args.channel);
-          return reply({ ok: true, messages: messages.filter((m) => m.channel === channel).reverse().map((m) => ({ type: "message", ...m })) });
-        }
+        case "conversations.history":
+          return reply(history(args));
         default:
           return reply({ ok: false, error: "unknown_method" });
       }
@@ -71,6 +111,12 @@ export async function startSlackStandIn(options: { token?: string; users?: strin
     token,
     messages,
     addUser: (id: string) => users.add(id),
+    /** Someone else writes `count` messages into the conversation (as other bots and people would). */
+    chatter(channel: string, count: number): void {
+      for (let i = 0; i < count; i++) messages.push({ channel, text: `unrelated message ${i}`, metadata: undefined, ts: nextTs() });
+    },
+    /** How many pages of history were served so far. */
+    historyPages: () => historyPages,
     /** The next call of `method` answers with this Slack error (and HTTP status). */
     failNext: (method: string, error: string, status?: number) => failures.push({ method, error, status }),
     /** From now on chat.postMessage records the message but never answers. */

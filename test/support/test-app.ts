@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import { expect } from "bun:test";
-import { createApp } from "../../api/app.ts";
+import { createApp, type AppInfrastructure } from "../../api/app.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from "../../api/limits/request-limits.ts";
 import { ManualClock, systemClock, type Clock } from "../../shared/clock.ts";
 import { openDatabase, type Db } from "../../shared/db/client.ts";
@@ -64,7 +64,9 @@ export interface TestResponse<T = any> {
  * The real app over a private database and Redis, with two workspaces and the keys a test
  * needs: live, test, a revoked one, and one of another workspace.
  */
-export async function createTestApp(options: { clock?: Clock; logger?: Logger; rateLimits?: RateLimitSettings; redisPrefix?: string; redis?: Redis } = {}) {
+export async function createTestApp(
+  options: { clock?: Clock; logger?: Logger; rateLimits?: RateLimitSettings; redisPrefix?: string; redis?: Redis; app?: Partial<AppInfrastructure> } = {},
+) {
   const database = freshDatabase();
   const { db } = database;
   const clock = options.clock ?? systemClock;
@@ -79,6 +81,7 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; r
     redisPrefix: options.redisPrefix ?? uniquePrefix("app"),
     // Suites send many failing requests from one address on purpose; the limit suite sets its own.
     rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, failedAuthPerAddress: 100_000 },
+    ...options.app,
   });
   if (!options.redis) await waitUntilReady(redis);
 

@@ -21,6 +21,10 @@ describe("configuration", () => {
       workerConcurrency: { records: 4, outbound: 8 },
       workerLockSeconds: 30,
       reminderScanSeconds: 60,
+      databaseBusyTimeoutMs: 3000,
+      redisCommandTimeoutMs: 500,
+      httpIdleTimeoutSeconds: 10,
+      outboxReconcileSeconds: 30,
     });
   });
 

@@ -32,7 +32,7 @@ const workerEnv = (harness: SideEffectsHarness, extra: Record<string, string> = 
 });
 
 describe("crashes and outages", () => {
-  test("a worker killed with SIGKILL mid-DM: the job is retried elsewhere and the DM is still sent once", async () => {
+  test("a worker killed with SIGKILL mid-DM, then 450 other messages in that conversation: the retry still finds its DM, which is sent once", async () => {
     h = await createSideEffectsHarness({ startWorker: false, lockDurationMs: 1000 });
     const launch = await launchable(h);
     h.slack.hangPosts();
@@ -44,12 +44,47 @@ describe("crashes and outages", () => {
     child.kill("SIGKILL");
     await child.exited;
     h.slack.releaseHangs();
+    // More than two pages of history arrive before the retry: the earlier DM is far from the newest 100.
+    h.slack.chatter("DUCSM1", 450);
 
     const rescuer = h.startWorker();
     cleanups.push(() => rescuer.close(2000));
     await waitFor(() => h!.deliveries(id).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the rescued DM", 20_000);
     expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(1);
     expect(h.deliveries(id).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ attempts: 2, detail: "posted by an earlier attempt" });
+    expect(h.slack.historyPages()).toBeGreaterThan(1); // it followed Slack's cursor
+  });
+
+  test("when Slack's history cannot be read, a retry that may follow a post says so and does not post again", async () => {
+    h = await createSideEffectsHarness({ startWorker: false, lockDurationMs: 1000 });
+    const launch = await launchable(h);
+    h.slack.hangPosts();
+    const child = startProcess("worker/main.ts", workerEnv(h, { WORKER_LOCK_SECONDS: "1", REMINDER_SCAN_SECONDS: "3600" }));
+    cleanups.push(() => child.kill("SIGKILL"));
+    const posted = h.slack.nextPost();
+    const id = await launch();
+    await posted;
+    child.kill("SIGKILL");
+    await child.exited;
+    h.slack.releaseHangs();
+    h.slack.failNext("conversations.history", "missing_scope");
+
+    const rescuer = h.startWorker();
+    cleanups.push(() => rescuer.close(2000));
+    const dm = await waitFor(() => h!.deliveries(id).find((d) => d.kind === "launch.slack_dm" && d.status !== "sending"), "the DM's outcome", 20_000);
+    expect(dm).toMatchObject({ status: "uncertain", attempts: 2 });
+    expect(dm!.detail).toContain("missing_scope");
+    expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(1);
+  });
+
+  test("a DM that failed before reaching Slack is retried without a history search", async () => {
+    h = await createSideEffectsHarness();
+    const launch = await launchable(h);
+    h.slack.failNext("conversations.open", "ratelimited", 429);
+    const id = await launch();
+    await waitFor(() => h!.deliveries(id).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the retried DM", 20_000);
+    expect(h.deliveries(id).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ attempts: 2, detail: "direct message posted" });
+    expect(h.slack.historyPages()).toBe(0);
   });
 
   test("Redis stopped while phase changes are made, then started: every record and automation arrives once", async () => {
@@ -68,8 +103,10 @@ describe("crashes and outages", () => {
     const during = [await launch(), await launch()];
     const me = await h.t.call("GET", "/api/v1/me"); // served without Redis
     expect(me.status).toBe(200);
-    await Bun.sleep(200); // the activity batch spills to the outbox
-    expect(h.query<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL")[0]!.n).toBeGreaterThan(0);
+    // The launches' rows wait in the outbox, and the relay waits for Redis instead of spinning.
+    const waiting = h.query<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL AND name = 'launch.slack_dm'")[0]!.n;
+    expect(waiting).toBe(2);
+    await waitFor(() => h!.t.relay.waitingForRedis(), "the relay backing off");
 
     restarted = await startPrivateRedis({ port: redis.port });
     await waitFor(() => h!.settled(), "delivery after Redis returns", 30_000);

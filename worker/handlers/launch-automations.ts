@@ -1,6 +1,7 @@
 import { PermanentFailure } from "../failures.ts";
 import { composeMessage } from "../mailer.ts";
 import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
+import { directMessageOutcome } from "../slack.ts";
 import type { QueueHandlers } from "./types.ts";
 
 /**
@@ -35,9 +36,10 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
           slackUserId,
           text: `:rocket: ${onboarding.customerName} is live: onboarding #${onboarding.displayId} entered launch (by ${p.actor}).`,
           deliveryId: attempt.deliveryId,
-          mayHaveSent: attempt.mayHaveSent,
+          earlierSendAt: attempt.earlierSendAt,
+          sending: attempt.sending,
         });
-        return { status: "sent", detail: result === "found" ? "posted by an earlier attempt" : "direct message posted", target: slackUserId };
+        return directMessageOutcome(result, slackUserId);
       }),
 
     "launch.calendar_entry": (p, job) =>

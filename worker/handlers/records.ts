@@ -1,3 +1,4 @@
+import { createActivityStore } from "../../shared/db/activity.store.ts";
 import { writeTransaction, type Db } from "../../shared/db/client.ts";
 import type { QueueHandlers } from "./types.ts";
 
@@ -16,10 +17,7 @@ export function recordHandlers(db: Db, scanReminders: () => Promise<unknown>): Q
      VALUES ($source, $orgId, $customerId, $onboardingId, $from, $to, $at, $actor, $phaseEnteredAt, $slaSuspendedSeconds)
      ON CONFLICT(source) DO NOTHING`,
   );
-  const activity = sqlite.prepare(
-    `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
-     VALUES ($requestId, $orgId, $keyId, $actor, $method, $route, $status, $address, $durationMs, $at) ON CONFLICT(request_id) DO NOTHING`,
-  );
+  const activity = createActivityStore(db);
 
   return {
     "timeline.phase_changed": async (p, job) =>
@@ -47,20 +45,7 @@ export function recordHandlers(db: Db, scanReminders: () => Promise<unknown>): Q
       }),
     "activity.batch": async (p) =>
       writeTransaction(db, () => {
-        for (const e of p.entries) {
-          activity.run({
-            requestId: e.request_id,
-            orgId: e.org_id,
-            keyId: e.key_id,
-            actor: e.actor,
-            method: e.method,
-            route: e.route,
-            status: e.status,
-            address: e.address,
-            durationMs: e.duration_ms,
-            at: e.at,
-          });
-        }
+        for (const entry of p.entries) activity.insert(entry);
       }),
     "reminders.scan": () => scanReminders(),
   };

@@ -1,7 +1,8 @@
 import { writeTransaction } from "../../shared/db/client.ts";
-import { enqueue, type Queues } from "../../shared/jobs/queues.ts";
+import { createOutboxWriter } from "../../shared/db/outbox.writer.ts";
 import type { Mailer } from "../mailer.ts";
 import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
+import { directMessageOutcome } from "../slack.ts";
 import type { QueueHandlers } from "./types.ts";
 
 const DAY_MICROS = 86_400 * 1_000_000;
@@ -21,10 +22,11 @@ interface Waiting {
  * Reminders while an onboarding waits on its customer: one per `reminder_frequency_days`
  * of waiting (period 1 after the first interval), by e-mail to the primary contact and by
  * Slack to the CSM, as the onboarding's flags say. Records last changed by a test key get
- * none. A period is marked once its jobs are queued; the jobs' ids are deterministic, so a
- * scan that crashes between queueing and marking queues nothing twice.
+ * none. A due period's reminders are written to the outbox in the same transaction that
+ * marks the period, so a period is sent once however often scans run or crash, and a Redis
+ * that loses its data loses no reminder (the relay hands the rows over again).
  */
-export function createReminderScan(deps: Pick<OutboundDeps, "db" | "clock">, queues: Queues) {
+export function createReminderScan(deps: Pick<OutboundDeps, "db" | "clock">) {
   const sqlite = deps.db.$client;
   const waiting = sqlite.prepare<Waiting, []>(
     `SELECT id, org_id AS orgId, customer_id AS customerId, csm_id AS csmId, waiting_on_customer_since AS since,
@@ -39,6 +41,7 @@ export function createReminderScan(deps: Pick<OutboundDeps, "db" | "clock">, que
   const mark = sqlite.prepare(
     "INSERT INTO reminder_marks (onboarding_id, period, queued_at) VALUES ($onboardingId, $period, $now) ON CONFLICT DO NOTHING",
   );
+  const outbox = createOutboxWriter(deps.db);
 
   return async function scan(): Promise<{ queued: number }> {
     const now = deps.clock.nowMicros();
@@ -47,12 +50,13 @@ export function createReminderScan(deps: Pick<OutboundDeps, "db" | "clock">, que
       .map((o) => ({ ...o, period: Math.floor((now - o.since) / (o.frequencyDays * DAY_MICROS)) }))
       .filter((o) => o.period >= 1 && marked.get({ onboardingId: o.id, period: o.period })!.n === 0);
     const payload = (o: (typeof due)[number]) => ({ org_id: o.orgId, onboarding_id: o.id, customer_id: o.customerId, period: o.period, at: now });
-    await enqueue(queues, "outbound", [
-      ...due.filter((o) => o.email).map((o) => ({ name: "reminder.email" as const, data: payload(o), jobId: `reminder-email-${o.id}-${o.period}` })),
-      ...due.filter((o) => o.slack).map((o) => ({ name: "reminder.slack" as const, data: payload(o), jobId: `reminder-slack-${o.id}-${o.period}` })),
-    ]);
     writeTransaction(deps.db, () => {
-      for (const o of due) mark.run({ onboardingId: o.id, period: o.period, now });
+      for (const o of due) {
+        // Another scan may have marked this period since the read: then it queued it too.
+        if (mark.run({ onboardingId: o.id, period: o.period, now }).changes === 0) continue;
+        if (o.email) outbox.add(o.orgId, "outbound", "reminder.email", payload(o), now);
+        if (o.slack) outbox.add(o.orgId, "outbound", "reminder.slack", payload(o), now);
+      }
     });
     return { queued: due.length };
   };
@@ -73,6 +77,7 @@ export function reminderHandlers(deps: OutboundDeps & { mailer: Mailer }): Pick<
         if (!onboarding) return { status: "skipped", detail: "no longer waiting on the customer" };
         const contact = lookups.primaryContact(p.customer_id);
         if (!contact?.email) return { status: "skipped", detail: "the customer has no primary contact with an e-mail address" };
+        attempt.sending();
         const detail = await deps.mailer.send({
           from: deps.mailFrom,
           to: { name: contact.name, address: contact.email },
@@ -96,9 +101,10 @@ export function reminderHandlers(deps: OutboundDeps & { mailer: Mailer }): Pick<
           slackUserId,
           text: `:hourglass: ${onboarding.customerName} (onboarding #${onboarding.displayId}) has been waiting on the customer for ${p.period} reminder period(s).`,
           deliveryId: attempt.deliveryId,
-          mayHaveSent: attempt.mayHaveSent,
+          earlierSendAt: attempt.earlierSendAt,
+          sending: attempt.sending,
         });
-        return { status: "sent", detail: result === "found" ? "posted by an earlier attempt" : "direct message posted", target: slackUserId };
+        return directMessageOutcome(result, slackUserId);
       }),
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../../shared/db/client.ts";
-import { outbox } from "../../shared/db/schema.ts";
-import type { JobName, JobPayload, QueueName } from "../../shared/jobs/catalog.ts";
+import type { Db } from "./client.ts";
+import { outbox } from "./schema.ts";
+import type { JobName, JobPayload, QueueName } from "../jobs/catalog.ts";
 
 const p = sql.placeholder;
 
@@ -15,7 +15,7 @@ export function createOutboxWriter(db: Db, onWrite: () => void = () => {}) {
     .values({ orgId: p("orgId"), queue: p("queue"), name: p("name"), payload: p("payload"), createdAt: p("createdAt") })
     .prepare();
   return {
-    add<Q extends QueueName, N extends JobName<Q>>(orgId: string, queue: Q, name: N, payload: JobPayload<Q, N>, now: number): void {
+    add<Q extends QueueName, N extends JobName<Q>>(orgId: string | null, queue: Q, name: N, payload: JobPayload<Q, N>, now: number): void {
       insert.run({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now });
       // Deferred to after the current (synchronous) transaction: the relay must read committed rows.
       setImmediate(onWrite);

@@ -1,0 +1,31 @@
+import type { ActivityEntry } from "../jobs/catalog.ts";
+import type { Db } from "./client.ts";
+
+/**
+ * Activity entries, keyed by request id: an entry written twice (a batch delivered again, a
+ * write's entry that also reached a batch) is one row.
+ */
+export function createActivityStore(db: Db) {
+  const insert = db.$client.prepare(
+    `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
+     VALUES ($requestId, $orgId, $keyId, $actor, $method, $route, $status, $address, $durationMs, $at) ON CONFLICT(request_id) DO NOTHING`,
+  );
+  return {
+    insert(e: ActivityEntry): void {
+      insert.run({
+        requestId: e.request_id,
+        orgId: e.org_id,
+        keyId: e.key_id,
+        actor: e.actor,
+        method: e.method,
+        route: e.route,
+        status: e.status,
+        address: e.address,
+        durationMs: e.duration_ms,
+        at: e.at,
+      });
+    },
+  };
+}
+
+export type ActivityStore = ReturnType<typeof createActivityStore>;

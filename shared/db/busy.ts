@@ -1,0 +1,45 @@
+import { DomainError } from "../errors.ts";
+
+/** SQLite's answer when another connection holds the write lock (SQLITE_BUSY, SQLITE_BUSY_*). */
+export function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+export interface BusyRetryOptions {
+  /** Give up after this long; the caller answers 503 (the API) or retries later (a job). */
+  timeoutMs: number;
+  /** First pause; each pause doubles up to `maxPauseMs`. */
+  firstPauseMs?: number;
+  maxPauseMs?: number;
+}
+
+export const databaseBusy = (retryAfterSeconds: number) =>
+  new DomainError(
+    "service_unavailable",
+    `The database is busy (another process holds its write lock). Retry after ${retryAfterSeconds} s.`,
+    undefined,
+    retryAfterSeconds,
+  );
+
+/**
+ * Runs `attempt` until it does not fail with SQLITE_BUSY, pausing between tries with timers,
+ * never with a blocking wait, so every other request keeps being served while a lock is held
+ * elsewhere. `attempt` must be safe to repeat: a synchronous transaction that rolled back.
+ * After `timeoutMs` the busy error becomes `service_unavailable` (503 with Retry-After).
+ */
+export async function retryWhileBusy<T>(attempt: () => T | Promise<T>, options: BusyRetryOptions): Promise<T> {
+  const deadline = performance.now() + options.timeoutMs;
+  let pause = options.firstPauseMs ?? 2;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isDatabaseBusy(error)) throw error;
+      const left = deadline - performance.now();
+      if (left <= 0) throw databaseBusy(Math.max(1, Math.ceil(options.timeoutMs / 1000)));
+      await Bun.sleep(Math.min(pause, left));
+      pause = Math.min(pause * 2, options.maxPauseMs ?? 100);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import type { QueueName } from "../jobs/catalog.ts";
+import type { Db } from "./client.ts";
+
+export interface OutboxRow {
+  id: number;
+  queue: QueueName;
+  name: string;
+  payload: string;
+}
+
+/** BullMQ's job id for an outbox row: the same on every hand-over, so Redis holds it once. */
+export const outboxJobId = (id: number) => `outbox-${id}`;
+
+/** The row an `outbox-<id>` job came from; null for jobs that did not come from the outbox. */
+export function outboxIdOf(jobId: string | undefined): number | null {
+  const match = jobId ? /^outbox-(\d+)$/.exec(jobId) : null;
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * The outbox's life cycle: written with the change (outbox.writer.ts), handed to Redis
+ * (`relayed_at`), done when its effect reached an outcome (`completed_at`, set by the worker).
+ */
+export function createOutboxStore(db: Db) {
+  const sqlite = db.$client;
+  const pending = sqlite.prepare<OutboxRow, { limit: number }>(
+    "SELECT id, queue, name, payload FROM outbox WHERE relayed_at IS NULL ORDER BY id LIMIT $limit",
+  );
+  const markRelayed = sqlite.prepare("UPDATE outbox SET relayed_at = $now WHERE id = $id AND relayed_at IS NULL");
+  const unfinished = sqlite.prepare<OutboxRow, { afterId: number; relayedBefore: number; limit: number }>(
+    `SELECT id, queue, name, payload FROM outbox
+     WHERE relayed_at IS NOT NULL AND completed_at IS NULL AND id > $afterId AND relayed_at < $relayedBefore
+     ORDER BY id LIMIT $limit`,
+  );
+  const markCompleted = sqlite.prepare("UPDATE outbox SET completed_at = $now WHERE id = $id AND completed_at IS NULL");
+  const backlog = sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL");
+  const unfinishedCount = sqlite.prepare<{ n: number }, []>(
+    "SELECT count(*) AS n FROM outbox WHERE relayed_at IS NOT NULL AND completed_at IS NULL",
+  );
+
+  const each = (statement: typeof markRelayed) => (ids: readonly number[], now: number) =>
+    sqlite.transaction(() => {
+      for (const id of ids) statement.run({ id, now });
+    }).immediate();
+
+  return {
+    /** Rows not yet handed to Redis, oldest first. */
+    pending: (limit: number) => pending.all({ limit }),
+    markRelayed: each(markRelayed),
+    /** Rows handed to Redis before `relayedBefore` whose effect is not recorded, after `afterId`. */
+    unfinished: (afterId: number, relayedBefore: number, limit: number) => unfinished.all({ afterId, relayedBefore, limit }),
+    markCompleted: each(markCompleted),
+    /** Rows committed but not yet in Redis: a metric, and what a drain waits for. */
+    backlog: () => backlog.get()!.n,
+    /** Rows in Redis (or lost from it) whose effect is not recorded yet. */
+    unfinishedCount: () => unfinishedCount.get()!.n,
+  };
+}
+
+export type OutboxStore = ReturnType<typeof createOutboxStore>;
