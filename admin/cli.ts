@@ -12,8 +12,12 @@ import { listDeliveries, listTimeline } from "./reports.ts";
 import { openDatabase, type Db } from "../shared/db/client.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
 import type { RateLimitTier } from "../shared/domain.ts";
+import { issueInvite } from "../shared/invites.ts";
+import { writeTransaction } from "../shared/db/client.ts";
+import type { UserRole } from "../shared/db/schema.ts";
 import {
   addUser,
+  findUserByEmail,
   createApiKey,
   createWorkspace,
   listApiKeys,
@@ -33,7 +37,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   key create --workspace SLUG --name NAME [--test] [--tier default|paid]
   key list --workspace SLUG
   key revoke --id KEY_ID
-  user add --workspace SLUG --name NAME --email EMAIL [--slack-user-id U…]
+  user add --workspace SLUG --name NAME --email EMAIL [--slack-user-id U…] [--role admin|member]
+  user reset-password --workspace SLUG --email EMAIL
   user list --workspace SLUG
   timeline list --workspace SLUG --customer REF
   effects list --workspace SLUG [--onboarding REF]
@@ -43,7 +48,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 Reads DATABASE_URL (default file:./data/onboarding.sqlite) and, for the Slack token,
 SECRET_KEY (from the environment or DATA_DIR/secrets.json). --slack-token-file reads the
 token from a file, or from standard input with '-'; --slack-token TOKEN also works but
-puts the token where \`ps\` shows it to every user of the machine.`;
+puts the token where \`ps\` shows it to every user of the machine. An administrator's invite
+link (valid 24 h, one use) starts with PUBLIC_URL (default http://HOST:PORT).`;
 
 /** The Slack token from a file or standard input ('-'), never from the command line if avoidable. */
 function slackToken(flags: Flags): string | undefined {
@@ -79,6 +85,7 @@ const userJson = (user: UserRow) => ({
   name: user.name,
   email: user.email,
   slack_user_id: user.slackUserId,
+  role: user.role,
   created_at: formatMicrosOrNull(user.createdAt),
 });
 
@@ -124,7 +131,7 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return [line(columns), ...cells.map(line)].join("\n");
 }
 
-type Context = { secretKey: string | null };
+type Context = { secretKey: string | null; publicUrl: string };
 
 const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Output> = {
   "workspace create": (db, flags) => {
@@ -168,16 +175,29 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     );
     return { json: org, text: `Updated workspace ${org.slug}: launch recap ${org.launch_recap_enabled ? "on" : "off"}, Slack token ${org.slack_token_set ? "set" : "not set"}.` };
   },
-  "user add": (db, flags) => {
-    const user = userJson(
-      addUser(db, systemClock, {
+  "user add": (db, flags, context) => {
+    const role = (flags.role ?? "member") as UserRole;
+    const { user, invite } = writeTransaction(db, () => {
+      const user = addUser(db, systemClock, {
         workspaceSlug: required(flags, "workspace"),
         name: required(flags, "name"),
         email: required(flags, "email"),
         slackUserId: flags["slack-user-id"] as string | undefined,
-      }),
-    );
-    return { json: user, text: `Added ${user.name} (${user.id}).` };
+        role,
+      });
+      return { user, invite: user.role === "admin" ? issueInvite(db, systemClock, user, context.publicUrl) : null };
+    });
+    const json = { ...userJson(user), invite_url: invite?.url ?? null, invite_expires_at: formatMicrosOrNull(invite?.expiresAt ?? null) };
+    const text = `Added ${user.name} (${user.id}, ${user.role}).` + (invite ? `\nInvite link (one use, valid 24 h): ${invite.url}` : "");
+    return { json, text };
+  },
+  "user reset-password": (db, flags, context) => {
+    const user = findUserByEmail(db, required(flags, "workspace"), required(flags, "email"));
+    const invite = writeTransaction(db, () => issueInvite(db, systemClock, user, context.publicUrl));
+    return {
+      json: { ...userJson(user), invite_url: invite.url, invite_expires_at: formatMicrosOrNull(invite.expiresAt) },
+      text: `New link for ${user.email} to set a password (one use, valid 24 h): ${invite.url}`,
+    };
   },
   "user list": (db, flags) => {
     const data = listUsers(db, required(flags, "workspace")).map(userJson);
@@ -216,6 +236,7 @@ function main(argv: string[]): number {
         "slack-token-file": { type: "string" },
         "slack-user-id": { type: "string" },
         "launch-recap": { type: "string" },
+        role: { type: "string" },
       },
     });
   } catch (error) {
@@ -233,7 +254,7 @@ function main(argv: string[]): number {
   try {
     const config = loadConfig(withStoredSecrets(process.env));
     const db = openDatabase(config.databasePath);
-    const output = command(db, values, { secretKey: config.secretKey });
+    const output = command(db, values, { secretKey: config.secretKey, publicUrl: config.publicUrl });
     db.$client.close();
     console.log(values.json ? JSON.stringify(output.json) : output.text);
     return 0;

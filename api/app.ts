@@ -9,6 +9,7 @@ import type { Logger } from "../shared/logger.ts";
 import { closeQueues, createQueues } from "../shared/jobs/queues.ts";
 import { createActivityRecorder } from "./activity/activity-recorder.ts";
 import { checkAdminAccess } from "./admin/admin-guard.ts";
+import { adminArea } from "./admin-area/admin-area.routes.ts";
 import { createMetrics } from "./admin/metrics.ts";
 import { queueDashboard } from "./admin/queue-dashboard.ts";
 import { createAuthenticator } from "./auth/authenticate.ts";
@@ -53,6 +54,8 @@ export interface AppInfrastructure {
   redisCommandTimeoutMs?: number;
   /** An outbox row handed to Redis this long ago without a recorded outcome is checked (and re-sent if lost). */
   outboxReconcileAfterMs?: number;
+  /** Seals workspace Slack tokens set in the admin area's settings page. */
+  secretKey?: string | null;
 }
 
 const USAGE_FLUSH_MS = 1000;
@@ -200,6 +203,8 @@ export async function createApp(infra: AppInfrastructure) {
       return withId(error);
     })
     .use(admin)
+    // Workspace administrators' pages, with their own sessions (not ADMIN_TOKEN).
+    .use(adminArea({ db, clock, logger, publicUrl: infra.publicUrl, secretKey: infra.secretKey ?? null }))
     // The browsable reference: HTML and a script, so not in the JSON route table.
     .get(DOCS_PATH, () => docsPage(newId("req")))
     .get(DOCS_BUNDLE_PATH, () => docsBundle(newId("req")));

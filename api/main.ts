@@ -26,6 +26,7 @@ const { app, close } = await createApp({
   clock: systemClock,
   logger,
   publicUrl: config.publicUrl,
+  secretKey: config.secretKey,
   redisPrefix: config.queuePrefix,
   adminToken: config.adminToken,
   databaseBusyTimeoutMs: config.databaseBusyTimeoutMs,

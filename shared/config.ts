@@ -7,7 +7,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export interface Config {
   port: number;
   host: string;
-  /** Where clients reach the API (no trailing slash): the OpenAPI `servers` URL and every absolute link. */
+  /** Where users and clients reach the service (no trailing slash): the OpenAPI `servers` URL, invite links, every absolute link, the admin area's Origin check, secure cookies when https. */
   publicUrl: string;
   /** A filesystem path for bun:sqlite, or `:memory:`. */
   databasePath: string;

@@ -1,8 +1,8 @@
-import { asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import { generateApiKey } from "./api-keys.ts";
 import type { Clock } from "./clock.ts";
 import { writeTransaction, type Db } from "./db/client.ts";
-import { apiKeys, organizations, users } from "./db/schema.ts";
+import { apiKeys, organizations, users, type UserRole } from "./db/schema.ts";
 import { encryptSecret } from "./secrets.ts";
 import { EMAIL_PATTERN, RATE_LIMIT_TIERS, SLUG_MAX_LENGTH, SLUG_PATTERN, type KeyMode, type RateLimitTier } from "./domain.ts";
 import { newId } from "./ids.ts";
@@ -41,7 +41,7 @@ export function findWorkspace(db: Db, slug: string) {
 export function createApiKey(
   db: Db,
   clock: Clock,
-  input: { workspaceSlug: string; name: string; mode: KeyMode; tier: RateLimitTier },
+  input: { workspaceSlug: string; name: string; mode: KeyMode; tier: RateLimitTier; createdBy?: string | null },
 ) {
   const name = input.name.trim();
   if (name === "" || name.length > 100) throw new OperatorError("--name must be 1 to 100 characters.");
@@ -57,6 +57,7 @@ export function createApiKey(
     mode: input.mode,
     rateLimitTier: input.tier,
     createdAt: clock.nowMicros(),
+    createdBy: input.createdBy ?? null,
   };
   db.insert(apiKeys).values(row).run();
   return { row, key, org };
@@ -77,18 +78,72 @@ export function revokeApiKey(db: Db, clock: Clock, keyId: string) {
   return { ...key, revokedAt };
 }
 
-/** A person of the workspace: a CSM or another assignee an onboarding can name by id. */
-export function addUser(db: Db, clock: Clock, input: { workspaceSlug: string; name: string; email: string; slackUserId?: string | undefined }) {
-  const org = findWorkspace(db, input.workspaceSlug);
+export const USER_ROLES: readonly UserRole[] = ["admin", "member"];
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+
+function checkUserFields(input: { name: string; email: string; slackUserId?: string | null | undefined; role?: string | undefined }) {
   const name = input.name.trim();
   if (name === "" || name.length > 200) throw new OperatorError("--name must be 1 to 200 characters.");
-  if (!EMAIL_PATTERN.test(input.email)) throw new OperatorError(`--email must be an e-mail address (got '${input.email}').`);
-  if (input.slackUserId !== undefined && !/^[UW][A-Z0-9]{2,}$/.test(input.slackUserId)) {
+  if (!EMAIL_PATTERN.test(input.email) || input.email.length > 254) throw new OperatorError(`--email must be an e-mail address (got '${input.email}').`);
+  if (input.slackUserId !== undefined && input.slackUserId !== null && !SLACK_USER_ID.test(input.slackUserId)) {
     throw new OperatorError(`--slack-user-id must look like a Slack member id such as U0123ABCD (got '${input.slackUserId}').`);
   }
-  const row = { id: newId("usr"), orgId: org.id, name, email: input.email, slackUserId: input.slackUserId ?? null, createdAt: clock.nowMicros() };
+  if (input.role !== undefined && !USER_ROLES.includes(input.role as UserRole)) throw new OperatorError(`--role must be admin or member (got '${input.role}').`);
+  return name;
+}
+
+/**
+ * A person of the workspace: a CSM or another assignee an onboarding can name by id, or an
+ * administrator of the workspace's admin area (`role: admin`). E-mail addresses are unique
+ * within a workspace, since administrators sign in with theirs.
+ */
+export function addUser(
+  db: Db,
+  clock: Clock,
+  input: { workspaceSlug: string; name: string; email: string; slackUserId?: string | undefined; role?: UserRole | undefined },
+) {
+  const org = findWorkspace(db, input.workspaceSlug);
+  const name = checkUserFields(input);
+  const email = input.email.trim().toLowerCase();
+  if (db.select({ id: users.id }).from(users).where(and(eq(users.orgId, org.id), eq(users.email, email))).get()) {
+    throw new OperatorError(`A user with e-mail '${email}' already exists in this workspace.`);
+  }
+  const row = {
+    id: newId("usr"),
+    orgId: org.id,
+    name,
+    email,
+    slackUserId: input.slackUserId ?? null,
+    createdAt: clock.nowMicros(),
+    role: input.role ?? "member",
+    passwordHash: null,
+  };
   db.insert(users).values(row).run();
   return row;
+}
+
+export function findUserByEmail(db: Db, workspaceSlug: string, email: string) {
+  const org = findWorkspace(db, workspaceSlug);
+  const user = db.select().from(users).where(and(eq(users.orgId, org.id), eq(users.email, email.trim().toLowerCase()))).get();
+  if (!user) throw new OperatorError(`No user with e-mail '${email}' in workspace '${workspaceSlug}'.`);
+  return user;
+}
+
+/** Name, role and Slack id of one user of one workspace. A user who stops being an admin loses their sessions. */
+export function updateUser(db: Db, orgId: string, userId: string, input: { name: string; role: UserRole; slackUserId: string | null }) {
+  const user = db.select().from(users).where(and(eq(users.orgId, orgId), eq(users.id, userId))).get();
+  if (!user) throw new OperatorError("No such user in this workspace.");
+  const name = checkUserFields({ name: input.name, email: user.email, slackUserId: input.slackUserId, role: input.role });
+  db.update(users).set({ name, role: input.role, slackUserId: input.slackUserId }).where(and(eq(users.orgId, orgId), eq(users.id, userId))).run();
+  return { ...user, name, role: input.role, slackUserId: input.slackUserId };
+}
+
+/** Removes a user of one workspace; their sessions and invites go with the row (foreign keys cascade). */
+export function removeUser(db: Db, orgId: string, userId: string) {
+  const user = db.select().from(users).where(and(eq(users.orgId, orgId), eq(users.id, userId))).get();
+  if (!user) throw new OperatorError("No such user in this workspace.");
+  db.delete(users).where(and(eq(users.orgId, orgId), eq(users.id, userId))).run();
+  return user;
 }
 
 export function listUsers(db: Db, workspaceSlug: string) {

@@ -27,8 +27,12 @@ export const users = sqliteTable(
     email: text("email").notNull(),
     slackUserId: text("slack_user_id"),
     createdAt: micros("created_at").notNull(),
+    /** `admin` may sign in to the admin area; `member` (CSMs and other assignees) may not. */
+    role: text("role").$type<UserRole>().notNull().default("member"),
+    /** argon2id (Bun.password); null until the user follows an invite link. */
+    passwordHash: text("password_hash"),
   },
-  (t) => [index("users_org_idx").on(t.orgId, t.createdAt)],
+  (t) => [index("users_org_idx").on(t.orgId, t.createdAt), index("users_email_idx").on(t.email)],
 );
 
 export const apiKeys = sqliteTable(
@@ -48,6 +52,8 @@ export const apiKeys = sqliteTable(
     lastUsedAt: micros("last_used_at"),
     lastUsedIp: text("last_used_ip"),
     requestCount: integer("request_count").notNull().default(0),
+    /** Who created the key: an administrator's e-mail, or null for the operator's command line. */
+    createdBy: text("created_by"),
   },
   (t) => [index("api_keys_org_idx").on(t.orgId, t.createdAt)],
 );
@@ -325,6 +331,71 @@ export const reminderMarks = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.onboardingId, t.period] })],
 );
+
+export type UserRole = "admin" | "member";
+
+// The admin area: invites, sessions, sign-in throttling and the audit log.
+
+/** A one-time link to set a password; only the SHA-256 of its token is kept. */
+export const invites = sqliteTable(
+  "invites",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    createdAt: micros("created_at").notNull(),
+    expiresAt: micros("expires_at").notNull(),
+    usedAt: micros("used_at"),
+  },
+  (t) => [index("invites_user_idx").on(t.userId)],
+);
+
+/** A signed-in administrator; the cookie holds a random token, the row only its SHA-256. */
+export const adminSessions = sqliteTable(
+  "admin_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    /** Per-session token every state-changing form carries. */
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: micros("created_at").notNull(),
+    lastSeenAt: micros("last_seen_at").notNull(),
+    address: text("address"),
+  },
+  (t) => [index("admin_sessions_user_idx").on(t.userId)],
+);
+
+/** Failed sign-ins per bucket (`address:…` or `account:…`) in a fixed window, shared by every process. */
+export const loginFailures = sqliteTable("login_failures", {
+  bucket: text("bucket").primaryKey(),
+  windowStartedAt: micros("window_started_at").notNull(),
+  failures: integer("failures").notNull(),
+});
+
+/** Every administrator action: who, what, when, from which address. */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    actorUserId: text("actor_user_id"),
+    /** The actor's e-mail at the time (kept after the user is removed), or `operator`. */
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    target: text("target"),
+    detail: text("detail"),
+    address: text("address"),
+    at: micros("at").notNull(),
+  },
+  (t) => [index("audit_log_org_idx").on(t.orgId, t.at)],
+);
+
+/** Create-key forms already handled, so a resubmitted form never makes a second key. */
+export const formSubmissions = sqliteTable("form_submissions", {
+  nonce: text("nonce").primaryKey(),
+  at: micros("at").notNull(),
+});
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

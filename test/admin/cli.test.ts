@@ -90,6 +90,32 @@ describe("workspace settings, users and reports", () => {
     expect(added.id).toMatch(/^usr_/);
     expect(admin("user", "list", "--workspace", "acme", "--json").json().data.map((u: { id: string }) => u.id)).toContain(added.id);
     expect(admin("user", "add", "--workspace", "acme", "--name", "X", "--email", "nope").code).not.toBe(0);
+    expect(added.role).toBe("member");
+    expect(added.invite_url).toBeNull();
+  });
+
+  test("user add --role admin answers with a one-time invite link under PUBLIC_URL; reset-password issues a new one", () => {
+    const added = admin("user", "add", "--workspace", "acme", "--name", "Ada", "--email", "ada@acme.example", "--role", "admin", "--json");
+    expect(added.code).toBe(0);
+    const json = added.json();
+    expect(json).toMatchObject({ object: "user", role: "admin", email: "ada@acme.example" });
+    expect(json.invite_url).toMatch(/^http:\/\/127\.0\.0\.1:3000\/admin\/invite\/[A-Za-z0-9_-]{43}$/);
+    const { Database } = require("bun:sqlite");
+    const db = new Database(join(dir, "admin.sqlite"));
+    const stored = db.query("SELECT token_hash FROM invites").all() as { token_hash: string }[];
+    db.close();
+    expect(stored.length).toBe(1);
+    expect(stored[0]!.token_hash).not.toBe(json.invite_url.split("/").pop());
+
+    const reset = Bun.spawnSync([process.execPath, "admin/cli.ts", "user", "reset-password", "--workspace", "acme", "--email", "ada@acme.example", "--json"], {
+      env: { ...env, PUBLIC_URL: "https://onboarding.example" },
+      stdout: "pipe",
+    });
+    const link = JSON.parse(reset.stdout.toString().trim().split("\n").pop()!).invite_url;
+    expect(link).toStartWith("https://onboarding.example/admin/invite/");
+    expect(link).not.toBe(json.invite_url);
+    expect(admin("user", "reset-password", "--workspace", "acme", "--email", "casey@acme.example").stderr).toContain("--role admin");
+    expect(admin("user", "add", "--workspace", "acme", "--name", "Z", "--email", "z@acme.example", "--role", "owner").code).not.toBe(0);
   });
 
   test("timeline and effects lists answer for a workspace, and refuse unknown references", () => {

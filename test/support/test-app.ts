@@ -65,7 +65,17 @@ export interface TestResponse<T = any> {
  * needs: live, test, a revoked one, and one of another workspace.
  */
 export async function createTestApp(
-  options: { clock?: Clock; logger?: Logger; rateLimits?: RateLimitSettings; redisPrefix?: string; redis?: Redis; app?: Partial<AppInfrastructure> } = {},
+  options: {
+    clock?: Clock;
+    logger?: Logger;
+    rateLimits?: RateLimitSettings;
+    redisPrefix?: string;
+    redis?: Redis;
+    publicUrl?: string;
+    secretKey?: string;
+    adminToken?: string;
+    app?: Partial<AppInfrastructure>;
+  } = {},
 ) {
   const database = freshDatabase();
   const { db } = database;
@@ -77,7 +87,9 @@ export async function createTestApp(
     redis,
     clock,
     logger,
-    publicUrl: "http://127.0.0.1:3000",
+    publicUrl: options.publicUrl ?? "http://127.0.0.1:3000",
+    secretKey: options.secretKey ?? null,
+    adminToken: options.adminToken ?? null,
     redisPrefix: options.redisPrefix ?? uniquePrefix("app"),
     // Suites send many failing requests from one address on purpose; the limit suite sets its own.
     rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, failedAuthPerAddress: 100_000 },

@@ -48,6 +48,7 @@ describe("configuration", () => {
     expect(() => loadConfig({ SECRET_KEY: "short" })).toThrow(/^SECRET_KEY/);
     expect(() => loadConfig({ SMTP_URL: "mail.example" })).toThrow(/^SMTP_URL/);
     expect(() => loadConfig({ SLACK_API_URL: "ftp://x" })).toThrow(/^SLACK_API_URL/);
+    expect(() => loadConfig({ PUBLIC_URL: "admin.example" })).toThrow(/^PUBLIC_URL/);
     expect(() => loadConfig({ WORKER_CONCURRENCY_OUTBOUND: "0" })).toThrow(/^WORKER_CONCURRENCY_OUTBOUND/);
   });
 

@@ -1,0 +1,128 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Elysia } from "elysia";
+import type { Clock } from "../../shared/clock.ts";
+import type { Db } from "../../shared/db/client.ts";
+import type { Logger } from "../../shared/logger.ts";
+import { randomToken } from "../../shared/invites.ts";
+import { createAdminAreaService, type AdminAreaService } from "./admin-area.service.ts";
+import { createAdminAreaStore, type AdminAreaStore } from "./admin-area.store.ts";
+import { clientAddress, createGuards, htmlResponse, redirect, wrap, type Ctx } from "./http.ts";
+import { deadLinkPage, invitePage, loginPage } from "./pages/auth.ts";
+import { cookieSettings, createSessions } from "./session.ts";
+import { workspaceRoutes } from "./workspace.routes.ts";
+
+export interface AdminAreaOptions {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** Origin of the Origin check, base of invite links; https makes the cookie Secure and `__Host-`. */
+  publicUrl: string;
+  /** Seals a workspace's Slack token (settings page). */
+  secretKey: string | null;
+}
+
+const ASSETS = join(import.meta.dir, "assets");
+const asset = (file: string, type: string) => {
+  const body = readFileSync(join(ASSETS, file), "utf8");
+  return () =>
+    new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" } });
+};
+
+const SIGNED_OUT_NOTICES: Record<string, string> = {
+  signed_out: "You are signed out.",
+  password_set: "Your password is set. Sign in with it.",
+};
+
+type Route = (ctx: Ctx) => Response | Promise<Response>;
+export interface AdminAreaRouter {
+  get(path: string, handler: Route): unknown;
+  post(path: string, handler: Route): unknown;
+}
+
+export interface AdminAreaContext {
+  store: AdminAreaStore;
+  service: AdminAreaService;
+  guards: ReturnType<typeof createGuards>;
+  clock: Clock;
+  newNonce: () => string;
+}
+
+/**
+ * The workspace administrators' web application at /admin (keys, users, settings and what
+ * the service did), with its own sessions. The operator's /admin/queues and /metrics stay
+ * behind ADMIN_TOKEN and know nothing of these sessions.
+ */
+export function adminArea(options: AdminAreaOptions) {
+  const { db, clock, logger, publicUrl } = options;
+  const store = createAdminAreaStore(db);
+  const service = createAdminAreaService({ db, clock, store, publicUrl, secretKey: options.secretKey });
+  const sessions = createSessions(store, clock);
+  const cookie = cookieSettings(publicUrl);
+  const guards = createGuards({ sessions, cookie, publicUrl, logger });
+
+  const app = new Elysia({ name: "admin-area" });
+  const router: AdminAreaRouter = {
+    get: (path, handler) => app.get(path, handler as never),
+    post: (path, handler) => app.post(path, handler as never, { parse: "none" } as never),
+  };
+
+  router.get("/admin/assets/admin.css", asset("admin.css", "text/css; charset=utf-8"));
+  router.get("/admin/assets/admin.js", asset("admin.js", "text/javascript; charset=utf-8"));
+  router.get("/admin", wrap(logger, (ctx) => redirect(guards.signedIn(ctx) ? "/admin/api-keys" : "/admin/login")));
+
+  router.get(
+    "/admin/login",
+    wrap(logger, (ctx) => {
+      if (guards.signedIn(ctx)) return redirect("/admin/api-keys");
+      const key = [...new URL(ctx.request.url).searchParams.keys()].find((k) => k in SIGNED_OUT_NOTICES);
+      return htmlResponse(loginPage({ notice: key ? { kind: "ok", text: SIGNED_OUT_NOTICES[key]! } : null }));
+    }),
+  );
+  router.post(
+    "/admin/login",
+    guards.publicAction(async (form, ctx) => {
+      const email = form.get("email") ?? "";
+      const user = await service.signIn(email, form.get("password") ?? "", clientAddress(ctx));
+      if (!user) {
+        // One message for every failure: unknown address, wrong password, not an administrator, throttled.
+        return htmlResponse(loginPage({ email, notice: { kind: "error", text: "Sign-in failed. Check your e-mail and password, or try again later." } }), 401);
+      }
+      return redirect("/admin/api-keys", { "set-cookie": cookie.set(sessions.start(user, clientAddress(ctx))) });
+    }),
+  );
+  router.post(
+    "/admin/logout",
+    guards.action((actor, _form, ctx) => {
+      service.signedOut(actor);
+      sessions.end(cookie.read(ctx.request));
+      return redirect("/admin/login?signed_out", { "set-cookie": cookie.clear() });
+    }),
+  );
+
+  router.get(
+    "/admin/invite/:token",
+    wrap(logger, (ctx) => {
+      const invite = service.invite(ctx.params.token ?? "");
+      return invite ? htmlResponse(invitePage(invite.email, null)) : htmlResponse(deadLinkPage(), 404);
+    }),
+  );
+  router.post(
+    "/admin/invite/:token",
+    guards.publicAction(async (form, ctx) => {
+      const token = ctx.params.token ?? "";
+      const invite = service.invite(token);
+      if (!invite) return htmlResponse(deadLinkPage(), 404);
+      try {
+        await service.setPassword(token, form.get("password") ?? "", clientAddress(ctx));
+      } catch (error) {
+        if (error instanceof Error && error.name === "AdminAreaError") return htmlResponse(invitePage(invite.email, error.message), 400);
+        throw error;
+      }
+      return redirect("/admin/login?password_set");
+    }),
+  );
+
+  workspaceRoutes(router, { store, service, guards, clock, newNonce: randomToken });
+  return app;
+}

@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { addUser } from "../../shared/workspaces.ts";
+import { adminClient, invitePath, PASSWORD, signedInAdmin, type AdminClient } from "../support/admin-client.ts";
+import { createTestApp, type TestApp } from "../support/test-app.ts";
+
+let t: TestApp;
+let ada: AdminClient;
+let adaId: string;
+let globex: AdminClient;
+let acmeOrg: string;
+let globexOrg: string;
+beforeAll(async () => {
+  t = await createTestApp({ secretKey: "s".repeat(40) });
+  const signed = await signedInAdmin(t.app, t.db, "acme", "ada@acme.example");
+  ada = signed.client;
+  adaId = signed.user.id;
+  globex = (await signedInAdmin(t.app, t.db, "globex", "gus@globex.example")).client;
+  const org = (slug: string) => (t.db.$client.query("SELECT id FROM organizations WHERE slug = ?").get(slug) as { id: string }).id;
+  acmeOrg = org("acme");
+  globexOrg = org("globex");
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const userId = (email: string) => (t.db.$client.query("SELECT id FROM users WHERE email = ?").get(email) as { id: string } | null)?.id ?? null;
+
+describe("/admin/users", () => {
+  test("add a member, change them, remove them; markup in names is escaped", async () => {
+    const added = await ada.submit("/admin/users", "/admin/users", { name: "<i>Casey</i>", email: "casey@acme.example", role: "member", slack_user_id: "U0CASEY1" });
+    expect(added.status).toBe(303);
+    const list = await ada.get("/admin/users");
+    expect(list.text).toContain("&lt;i&gt;Casey&lt;/i&gt;");
+    expect(list.text).not.toContain("<i>Casey</i>");
+    expect(list.text).toContain("U0CASEY1");
+    const id = userId("casey@acme.example")!;
+
+    const changed = await ada.submit(`/admin/users/${id}`, `/admin/users/${id}`, { name: "Casey", role: "member", slack_user_id: "U0CASEY2" });
+    expect(changed.status).toBe(303);
+    expect((await ada.get(`/admin/users/${id}`)).text).toContain('value="U0CASEY2"');
+
+    const bad = await ada.submit(`/admin/users/${id}`, `/admin/users/${id}`, { name: "Casey", role: "member", slack_user_id: "not-slack" });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain("Slack user id must look like");
+
+    const unconfirmed = await ada.submit(`/admin/users/${id}`, `/admin/users/${id}/remove`, {});
+    expect(unconfirmed.status).toBe(400);
+    const removed = await ada.submit(`/admin/users/${id}`, `/admin/users/${id}/remove`, { confirm: "yes" });
+    expect(removed.status).toBe(303);
+    expect(userId("casey@acme.example")).toBeNull();
+  });
+
+  test("a taken e-mail is refused with the reason", async () => {
+    const again = await ada.submit("/admin/users", "/admin/users", { name: "Ada 2", email: "ADA@acme.example", role: "member" });
+    expect(again.status).toBe(400);
+    expect(again.text).toContain("already exists");
+  });
+
+  test("an administrator invites another; the link is shown once and works", async () => {
+    const added = await ada.submit("/admin/users", "/admin/users", { name: "Bea", email: "bea@acme.example", role: "admin" });
+    expect(added.status).toBe(200);
+    expect(added.headers.get("cache-control")).toBe("no-store");
+    const url = /data-testid="invite-url">([^<]+)</.exec(added.text)![1]!;
+    expect(url).toStartWith("http://127.0.0.1:3000/admin/invite/");
+    expect((await ada.get("/admin/users")).text).not.toContain(url);
+    const bea = adminClient(t.app);
+    expect((await bea.post(invitePath(url), { password: PASSWORD })).status).toBe(303);
+    expect((await bea.signIn("bea@acme.example", PASSWORD)).status).toBe(303);
+    expect((await bea.get("/admin/api-keys")).status).toBe(200);
+
+    // A new link for her replaces the old one.
+    const id = userId("bea@acme.example")!;
+    const reissued = await ada.submit(`/admin/users/${id}`, `/admin/users/${id}/invite`, {});
+    expect(reissued.text).toMatch(/data-testid="invite-url">http:\/\/127\.0\.0\.1:3000\/admin\/invite\//);
+  });
+
+  test("a removed or demoted administrator's sessions end at once", async () => {
+    const removed = await signedInAdmin(t.app, t.db, "acme", "gone@acme.example");
+    expect((await removed.client.get("/admin/api-keys")).status).toBe(200);
+    await ada.submit(`/admin/users/${removed.user.id}`, `/admin/users/${removed.user.id}/remove`, { confirm: "yes" });
+    expect((await removed.client.get("/admin/api-keys")).location).toBe("/admin/login");
+
+    const demoted = await signedInAdmin(t.app, t.db, "acme", "demoted@acme.example");
+    await ada.submit(`/admin/users/${demoted.user.id}`, `/admin/users/${demoted.user.id}`, { name: "Demoted", role: "member", slack_user_id: "" });
+    expect((await demoted.client.get("/admin/api-keys")).location).toBe("/admin/login");
+    expect((await demoted.client.signIn("demoted@acme.example", PASSWORD)).status).toBe(401);
+  });
+
+  test("an administrator cannot remove or demote themselves", async () => {
+    expect((await ada.submit(`/admin/users/${adaId}`, `/admin/users/${adaId}/remove`, { confirm: "yes" })).status).toBe(400);
+    expect((await ada.submit(`/admin/users/${adaId}`, `/admin/users/${adaId}`, { name: "Ada", role: "member" })).status).toBe(400);
+    expect((await ada.get("/admin/api-keys")).status).toBe(200);
+  });
+
+  test("another workspace's users are neither shown nor changed", async () => {
+    const casey = addUser(t.db, t.clock, { workspaceSlug: "acme", name: "Acme Only", email: "only@acme.example" });
+    expect((await globex.get("/admin/users")).text).not.toContain("Acme Only");
+    expect((await globex.get(`/admin/users/${casey.id}`)).status).toBe(404);
+    const page = await globex.get("/admin/users");
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+    expect((await globex.post(`/admin/users/${casey.id}/remove`, { _csrf: csrf, confirm: "yes" })).status).toBe(404);
+    expect((await globex.post(`/admin/users/${casey.id}`, { _csrf: csrf, name: "Hacked", role: "admin" })).status).toBe(404);
+    expect(userId("only@acme.example")).toBe(casey.id);
+  });
+});
+
+describe("/admin/settings", () => {
+  test("the Slack token is write-only: shown as set or not set, stored sealed", async () => {
+    expect((await ada.get("/admin/settings")).text).toContain('data-testid="slack-token-status">not set<');
+    const saved = await ada.submit("/admin/settings", "/admin/settings", { slack_token: "xoxb-very-secret", launch_recap: "on" });
+    expect(saved.status).toBe(303);
+    const page = await ada.get("/admin/settings");
+    expect(page.text).toContain('data-testid="slack-token-status">set<');
+    expect(page.text).not.toContain("xoxb-very-secret");
+    expect(page.text).toMatch(/name="launch_recap" value="on" checked/);
+    const row = t.db.$client.query("SELECT slack_token_encrypted AS t, launch_recap_enabled AS r FROM organizations WHERE id = ?").get(acmeOrg) as { t: string; r: number };
+    expect(row.t).toStartWith("v1:");
+    expect(row.r).toBe(1);
+
+    await ada.submit("/admin/settings", "/admin/settings", {}); // empty token keeps it; unticked box turns the recap off
+    const kept = t.db.$client.query("SELECT slack_token_encrypted AS t, launch_recap_enabled AS r FROM organizations WHERE id = ?").get(acmeOrg) as { t: string; r: number };
+    expect(kept).toEqual({ t: row.t, r: 0 });
+    await ada.submit("/admin/settings", "/admin/settings", { clear_slack_token: "yes" });
+    expect((await ada.get("/admin/settings")).text).toContain('data-testid="slack-token-status">not set<');
+    const globexRow = t.db.$client.query("SELECT slack_token_encrypted AS t FROM organizations WHERE id = ?").get(globexOrg) as { t: string | null };
+    expect(globexRow.t).toBeNull();
+  });
+});
+
+function seedDeliveries(orgId: string, count: number, prefix: string) {
+  const onboarding = `onb_${prefix}`;
+  for (let i = 0; i < count; i++) {
+    t.db.$client
+      .query("INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(`dlv_${prefix}_${String(i).padStart(3, "0")}`, `${prefix}-${i}`, orgId, onboarding, "reminder.slack", "U0X", i % 2 ? "failed" : "sent", i % 2 ? `reason-${prefix}-${i}` : null, 1 + (i % 3), 1_000_000 + i, 1_000_000 + i);
+  }
+}
+
+describe("/admin/deliveries, /admin/activity, /admin/audit", () => {
+  test("deliveries: filtered by status and onboarding, paginated, scoped to the workspace", async () => {
+    seedDeliveries(acmeOrg, 120, "acme");
+    seedDeliveries(globexOrg, 3, "globex");
+    const first = await ada.get("/admin/deliveries");
+    expect(first.text.match(/<tr><td>/g)!.length).toBe(50);
+    expect(first.text).not.toContain("reason-globex");
+    const seen = new Set<string>();
+    let path: string | null = "/admin/deliveries?status=failed";
+    let pages = 0;
+    while (path) {
+      const page = await ada.get(path);
+      for (const m of page.text.matchAll(/reason-acme-(\d+)/g)) seen.add(m[1]!);
+      expect(page.text).not.toContain("badge-sent");
+      path = /<a href="([^"]+)">Older entries<\/a>/.exec(page.text)?.[1]?.replaceAll("&amp;", "&") ?? null;
+      pages++;
+    }
+    expect(pages).toBe(2);
+    expect(seen.size).toBe(60);
+    const unknown = await ada.get("/admin/deliveries?onboarding=onb_globex");
+    expect(unknown.text).toContain("No onboarding");
+    expect(unknown.text).not.toContain("reason-globex");
+  });
+
+  test("activity: filtered by key and scoped to the workspace", async () => {
+    const insert = (orgId: string, keyId: string, id: string) =>
+      t.db.$client
+        .query("INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(id, orgId, keyId, "k", "GET", `/api/v1/${id}`, 200, "10.0.0.1", 2, 5_000_000);
+    insert(acmeOrg, t.keyIds.live, "req_live");
+    insert(acmeOrg, t.keyIds.test, "req_test");
+    insert(globexOrg, t.keyIds.other, "req_other");
+    const all = await ada.get("/admin/activity");
+    expect(all.text).toContain("/api/v1/req_live");
+    expect(all.text).toContain("/api/v1/req_test");
+    expect(all.text).not.toContain("req_other");
+    const one = await ada.get(`/admin/activity?key=${t.keyIds.test}`);
+    expect(one.text).toContain("/api/v1/req_test");
+    expect(one.text).not.toContain("/api/v1/req_live");
+    const foreign = await ada.get(`/admin/activity?key=${t.keyIds.other}`);
+    expect(foreign.text).not.toContain("req_other");
+  });
+
+  test("audit: every administrator action with who, what and when", async () => {
+    await ada.submit("/admin/api-keys", "/admin/api-keys", { name: "audited", mode: "live" });
+    const page = await ada.get("/admin/audit");
+    for (const action of ["session.sign_in", "user.password_set", "user.add", "user.invite", "user.update", "user.remove", "settings.update", "api_key.create"]) {
+      expect(page.text).toContain(`<code>${action}</code>`);
+    }
+    expect(page.text).toContain("ada@acme.example");
+    expect((await globex.get("/admin/audit")).text).not.toContain("api_key.create");
+  });
+});
