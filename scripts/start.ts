@@ -77,7 +77,9 @@ async function tellNextStep(): Promise<void> {
       '          npm run -s admin -- workspace create --slug acme --name "Acme Inc"',
       "          npm run -s admin -- key create --workspace acme --name crm-sync",
       "        The key is shown once. The admin token for /metrics and /admin/queues is " + tokenAt + ".",
-      "        The API guide is docs/api.md.",
+      "        To manage keys and users in the browser instead, make an administrator and open the link it prints:",
+      '          npm run -s admin -- user add --workspace acme --name "Ada" --email ada@acme.example --role admin',
+      `        The API guide is docs/api.md; the API reference is at ${config.publicUrl}/api/v1/docs.`,
     ].join("\n"),
   );
 }
