@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -73,6 +73,31 @@ describe("workspace settings, users and reports", () => {
     expect(stored.t).not.toContain("xoxb-secret-token");
     expect(admin("workspace", "update", "--slug", "acme", "--launch-recap", "maybe").code).not.toBe(0);
     expect(admin("workspace", "update", "--slug", "acme").stderr).toContain("Nothing to update");
+  });
+
+  test("the Slack token can come from standard input or a file, kept out of the process list", () => {
+    const viaStdin = Bun.spawnSync([process.execPath, "admin/cli.ts", "org", "update", "--slug", "acme", "--slack-token-file", "-", "--json"], {
+      env,
+      stdin: new TextEncoder().encode("xoxb-from-stdin\n"),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(viaStdin.exitCode).toBe(0);
+    expect(viaStdin.stderr.toString()).toBe(""); // no warning: nothing secret was on the command line
+    const file = join(dir, "slack-token.txt");
+    writeFileSync(file, "xoxb-from-file\n");
+    const viaFile = admin("org", "update", "--slug", "acme", "--slack-token-file", file, "--json");
+    expect(viaFile.code).toBe(0);
+    expect(viaFile.json()).toMatchObject({ slack_token_set: true });
+    const { Database } = require("bun:sqlite");
+    const { decryptSecret } = require("../../shared/secrets.ts");
+    const db = new Database(join(dir, "admin.sqlite"));
+    const stored = db.query("SELECT slack_token_encrypted AS t FROM organizations WHERE slug = 'acme'").get() as { t: string };
+    db.close();
+    expect(decryptSecret(env.SECRET_KEY, stored.t)).toBe("xoxb-from-file");
+    expect(admin("org", "update", "--slug", "acme", "--slack-token-file", join(dir, "missing.txt")).stderr).toContain("cannot read --slack-token-file");
+    // The inline form still works, with a warning about ps.
+    expect(admin("org", "update", "--slug", "acme", "--slack-token", "xoxb-inline").stderr).toContain("visible to other users");
   });
 
   test("without SECRET_KEY a Slack token is refused, not stored in clear", () => {
