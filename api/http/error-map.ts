@@ -145,7 +145,7 @@ export interface ErrorBody {
 const JSON_HEADERS = { "content-type": "application/json" } as const;
 
 /**
- * Turns anything thrown into the contract's error response. Unexpected errors become a bare
+ * Turns anything thrown into the documented error response. Unexpected errors become a bare
  * 500 `internal_error`: their message, stack and any SQL stay in the log, never the body.
  */
 export function errorResponse(

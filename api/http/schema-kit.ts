@@ -1,5 +1,5 @@
 // Elysia registers its own string formats in TypeBox's global registry when it loads;
-// importing it first guarantees the contract's definitions below are the ones in force.
+// importing it first guarantees our definitions below are the ones in force.
 import "elysia";
 import { FormatRegistry, Kind, Type, TypeRegistry, type SchemaOptions, type TSchema, type TUnsafe } from "@sinclair/typebox";
 import { isDateTime } from "../../shared/clock.ts";

@@ -154,7 +154,7 @@ export function expectSchema(schema: TSchema, value: unknown): void {
   expect(first ? `${first.path}: ${first.message}` : "ok").toBe("ok");
 }
 
-/** Asserts the contract's error shape and code. */
+/** Asserts the documented error shape and code. */
 export function expectError(response: TestResponse, status: number, code: string, field?: string): void {
   expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
   expect(typeof response.body.error.type).toBe("string");
