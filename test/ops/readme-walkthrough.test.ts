@@ -10,10 +10,10 @@ import { exitWithin, startProcess } from "../support/processes.ts";
 import { testRedisUrl, uniquePrefix } from "../support/test-app.ts";
 
 /**
- * The README's walk-through, run as written: its `sh` blocks go to one bash session against
- * the real API and worker processes, and each block's output must equal the `json`/`text`
- * block printed after it (ids, service-set timestamps and key material aside). A `sh` block
- * with no output block after it must print nothing.
+ * The README's walk-through and the guide's examples, run as written: their `sh` blocks go to
+ * one bash session against the real API and worker processes, and each block's output must
+ * equal the `json`/`text` block printed right after it (ids, service-set timestamps and key
+ * material aside). A `sh` block with no output block after it must print nothing.
  */
 
 interface Step {
@@ -21,20 +21,33 @@ interface Step {
   expected: string | null;
 }
 
-function walkthroughSteps(readme: string, heading = "## A walk through with curl"): Step[] {
-  const start = readme.indexOf(heading);
-  if (start < 0) throw new Error(`README has no section '${heading}'`);
-  const end = readme.indexOf("\n## ", start + heading.length);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  const blocks = [...section.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, body: m[2]! }));
+/**
+ * The `sh` blocks of one section, each with the `json`/`text` block that directly follows it
+ * (only blank lines between) as its expected output. Other blocks illustrate and are skipped.
+ */
+function sectionSteps(file: string, heading: string): Step[] {
+  const text = readFileSync(file, "utf8");
+  const start = text.indexOf(`${heading}\n`);
+  if (start < 0) throw new Error(`${file} has no section '${heading}'`);
+  const end = text.indexOf("\n## ", start + heading.length);
+  const section = text.slice(start, end < 0 ? undefined : end);
+  const blocks = [...section.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, body: m[2]!, from: m.index!, to: m.index! + m[0].length }));
   const steps: Step[] = [];
-  for (const block of blocks) {
-    if (block.lang === "sh") steps.push({ script: block.body, expected: null });
-    else if (steps.length > 0 && steps.at(-1)!.expected === null) steps.at(-1)!.expected = block.body;
-    else throw new Error(`a ${block.lang} block that follows no sh block:\n${block.body}`);
-  }
+  blocks.forEach((block, i) => {
+    if (block.lang !== "sh") return;
+    const next = blocks[i + 1];
+    const follows = next && next.lang !== "sh" && section.slice(block.to, next.from).trim() === "";
+    steps.push({ script: block.body, expected: follows ? next.body : null });
+  });
   return steps;
 }
+
+/** The README's walk-through, then the guide's examples that build on it. */
+const walkthroughSteps = (): Step[] => [
+  ...sectionSteps("README.md", "## A walk through with curl"),
+  ...sectionSteps("docs/api.md", "## Pagination"),
+  ...sectionSteps("docs/api.md", "## Idempotency and retries"),
+];
 
 /** What changes from run to run: ids, timestamps the service sets, API keys. */
 const normalise = (text: string) =>
@@ -51,9 +64,9 @@ const normalise = (text: string) =>
 const dir = mkdtempSync(join(tmpdir(), "onboarding-readme-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("the README walk-through", () => {
+describe("the README walk-through and the guide's examples", () => {
   test("every block prints what the README says it prints", async () => {
-    const steps = walkthroughSteps(readFileSync("README.md", "utf8"));
+    const steps = walkthroughSteps();
     expect(steps.length).toBeGreaterThan(5);
     const port = await freePort();
     const databaseUrl = `file:${join(dir, "onboarding.sqlite")}`;
