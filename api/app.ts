@@ -154,7 +154,12 @@ export async function createApp(infra: AppInfrastructure) {
   for (const timer of timers) timer.unref();
 
   const metrics = createMetrics({ db, queues, relay, limiter });
-  const allowedMethods = methodsForPath(routes);
+  // The reference page and its script answer GET only, like the routes their 405 and OPTIONS.
+  const allowedMethods = methodsForPath([
+    ...routes,
+    { method: "GET", path: DOCS_PATH },
+    { method: "GET", path: DOCS_BUNDLE_PATH },
+  ]);
   const onUnexpected = (requestId: string) => (error: unknown) =>
     logger.child({ request_id: requestId }).error("unhandled error", { error: serializeError(error) });
 

@@ -215,7 +215,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
 }
 
 /** For a path no route answers: which methods would answer it (for 405 and `Allow`). */
-export function methodsForPath(routes: readonly RouteDef[]): (pathname: string) => Method[] {
+export function methodsForPath(routes: readonly Pick<RouteDef, "method" | "path">[]): (pathname: string) => Method[] {
   const patterns = routes.map((r) => ({
     method: r.method,
     regex: new RegExp(`^${r.path.replace(/:[A-Za-z_]+/g, "[^/]+")}/?$`),

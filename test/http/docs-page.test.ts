@@ -29,6 +29,15 @@ describe("the API reference at /api/v1/docs", () => {
     expect((await get("/api/v1/openapi.json")).status).toBe(200);
   });
 
+  test("answers OPTIONS with Allow and another method with 405, like every API path", async () => {
+    for (const path of ["/api/v1/docs", "/api/v1/docs/redoc.standalone.js"]) {
+      const options = await t.app.handle(new Request(`http://localhost${path}`, { method: "OPTIONS" }));
+      expect({ status: options.status, allow: options.headers.get("allow") }).toEqual({ status: 204, allow: "GET, OPTIONS" });
+      const post = await t.app.handle(new Request(`http://localhost${path}`, { method: "POST" }));
+      expect({ status: post.status, allow: post.headers.get("allow") }).toEqual({ status: 405, allow: "GET, OPTIONS" });
+    }
+  });
+
   test("serves Redoc's standalone bundle from the installed package", async () => {
     const bundle = await get("/api/v1/docs/redoc.standalone.js");
     expect(bundle.status).toBe(200);
