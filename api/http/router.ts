@@ -1,6 +1,6 @@
 import type { Elysia } from "elysia";
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
-import { retryWhileBusy } from "../../shared/db/busy.ts";
+import { retryWhileBusy, tryOrRetryWhileBusy } from "../../shared/db/busy.ts";
 import { DomainError } from "../../shared/errors.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { newId } from "../../shared/ids.ts";
@@ -88,7 +88,9 @@ const CLIENT_CLOSED_REQUEST = 499;
  * response, errors included, carries the per-request headers gathered on the way.
  */
 export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, routes: readonly RouteDef[], deps: RouterDeps): void {
-  const busy = { timeoutMs: deps.busyTimeoutMs };
+  // Short pauses: a lock held by another process (the worker's writes) is usually gone within
+  // a millisecond or two, and SQLite's own busy handler, which the worker uses, polls as often.
+  const busy = { timeoutMs: deps.busyTimeoutMs, firstPauseMs: 1, maxPauseMs: 10 };
 
   async function authenticate(request: Request, address: string): Promise<Actor> {
     try {
@@ -112,11 +114,10 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       const body = validate.body ? validate.body(rawBody) : undefined;
       const input = { actor: actor!, params, query, body, requestId } as never;
 
-      if (!actor || !changesData) {
-        const result = await retryWhileBusy(() => route.handler(input), busy);
-        const response = result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
-        return { response, activityWritten: false };
-      }
+      const toResponse = (result: unknown) =>
+        result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
+
+      if (!actor || !changesData) return { response: toResponse(await tryOrRetryWhileBusy(() => route.handler(input), busy)), activityWritten: false };
 
       let activityWritten = false;
       const changeWithActivity = () => {
@@ -133,7 +134,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         const fingerprint = requestFingerprint(route.method, pathname, rawBody);
         let claimed = false;
         try {
-          return await retryWhileBusy(() => {
+          return await tryOrRetryWhileBusy(() => {
             if (!claimed) {
               const claim = deps.idempotency.begin(actor.keyId, key, fingerprint);
               if (claim.kind === "replay") return { response: json(claim.status, claim.body, { ...headers, "idempotent-replay": "true" }), activityWritten };
@@ -150,9 +151,8 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         }
       }
 
-      const result = await retryWhileBusy(() => deps.transaction(changeWithActivity), busy);
-      const response = result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
-      return { response, activityWritten };
+      const result = await tryOrRetryWhileBusy(() => deps.transaction(changeWithActivity), busy);
+      return { response: toResponse(result), activityWritten };
     }
 
     const handle = async (ctx: Ctx): Promise<Response> => {

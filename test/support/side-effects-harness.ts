@@ -101,14 +101,15 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
       }
       return true;
     },
+    /** In reverse order of creation: nothing is closed while something opened after it still uses it. */
     async close() {
       await worker?.close(2000);
-      await t.close();
       connection.disconnect();
+      await t.close();
       apiRedis.disconnect();
-      slack.stop();
-      await smtp.stop();
       rmSync(mailDir, { recursive: true, force: true });
+      await smtp.stop();
+      slack.stop();
     },
   };
 }
