@@ -1,6 +1,6 @@
 import { formatMicros } from "../shared/clock.ts";
 import type { Db } from "../shared/db/client.ts";
-import { findOrganization, OperatorError } from "../shared/workspaces.ts";
+import { findWorkspace, OperatorError } from "../shared/workspaces.ts";
 
 /** `id`, or `display_id` when made only of digits, within one workspace. */
 function resolveRef(db: Db, table: "customers" | "onboardings", orgId: string, ref: string): string {
@@ -11,8 +11,8 @@ function resolveRef(db: Db, table: "customers" | "onboardings", orgId: string, r
 }
 
 /** A customer's timeline, oldest first: what the worker recorded from phase changes. */
-export function listTimeline(db: Db, orgSlug: string, customerRef: string) {
-  const org = findOrganization(db, orgSlug);
+export function listTimeline(db: Db, workspaceSlug: string, customerRef: string) {
+  const org = findWorkspace(db, workspaceSlug);
   const customerId = resolveRef(db, "customers", org.id, customerRef);
   const rows = db.$client
     .query("SELECT kind, onboarding_id, data, actor, at FROM timeline_events WHERE customer_id = ? ORDER BY at, id")
@@ -21,8 +21,8 @@ export function listTimeline(db: Db, orgSlug: string, customerRef: string) {
 }
 
 /** Every outbound effect with its outcome, newest first. */
-export function listDeliveries(db: Db, orgSlug: string, onboardingRef?: string) {
-  const org = findOrganization(db, orgSlug);
+export function listDeliveries(db: Db, workspaceSlug: string, onboardingRef?: string) {
+  const org = findWorkspace(db, workspaceSlug);
   const onboardingId = onboardingRef === undefined ? null : resolveRef(db, "onboardings", org.id, onboardingRef);
   const rows = db.$client
     .query(

@@ -69,7 +69,8 @@ type Ctx = {
   server: { requestIP(request: Request): { address: string } | null } | null;
 };
 
-export function describe(error: unknown): Record<string, unknown> {
+/** An unexpected error as log fields: its message and stack stay in the log, never in a response. */
+export function serializeError(error: unknown): Record<string, unknown> {
   return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
 }
 
@@ -159,6 +160,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       const requestId = newId("req");
       const address = ctx.server?.requestIP(ctx.request)?.address ?? "unknown";
       const headers: Record<string, string> = { "request-id": requestId };
+      const log = deps.logger.child({ request_id: requestId });
       let actor: Actor | undefined;
       let response: Response;
       let activityWritten = false;
@@ -191,14 +193,13 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         }
         response = errorResponse(
           error,
-          (e) => deps.logger.error("unhandled error", { request_id: requestId, route: route.operationId, error: describe(e) }),
+          (e) => log.error("unhandled error", { route: route.operationId, error: serializeError(e) }),
           headers,
         );
       }
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       deps.metrics.observe(route.method, route.path, response.status, durationMs / 1000);
-      deps.logger.info("request", {
-        request_id: requestId,
+      log.info("request", {
         key_prefix: actor?.keyPrefix,
         method: route.method,
         route: route.path,
@@ -214,7 +215,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
 }
 
 /** For a path no route answers: which methods would answer it (for 405 and `Allow`). */
-export function methodsForPath(routes: readonly RouteDef[]): (pathname: string) => Method[] {
+export function methodsForPath(routes: readonly Pick<RouteDef, "method" | "path">[]): (pathname: string) => Method[] {
   const patterns = routes.map((r) => ({
     method: r.method,
     regex: new RegExp(`^${r.path.replace(/:[A-Za-z_]+/g, "[^/]+")}/?$`),

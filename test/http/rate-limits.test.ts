@@ -16,7 +16,7 @@ afterAll(async () => {
 async function appWithDefaultKey(options: Parameters<typeof createTestApp>[0] = {}) {
   const t = await createTestApp(options);
   opened.push(t);
-  const { key } = createApiKey(t.db, systemClock, { orgSlug: "acme", name: "default-tier", mode: "live", tier: "default" });
+  const { key } = createApiKey(t.db, systemClock, { workspaceSlug: "acme", name: "default-tier", mode: "live", tier: "default" });
   return { t, key };
 }
 
@@ -46,7 +46,7 @@ describe("rate limits", () => {
   test("100 concurrent requests on a fresh paid key are all served, and the key is not locked afterwards", async () => {
     const t = await createTestApp();
     opened.push(t);
-    const { key } = createApiKey(t.db, systemClock, { orgSlug: "acme", name: "burst", mode: "live", tier: "paid" });
+    const { key } = createApiKey(t.db, systemClock, { workspaceSlug: "acme", name: "burst", mode: "live", tier: "paid" });
     const burst = await Promise.all(Array.from({ length: 100 }, () => t.call("GET", "/api/v1/me", { key })));
     expect(burst.map((r) => r.status)).toEqual(Array(100).fill(200));
     const remaining = burst.map((r) => Number(r.headers.get("x-ratelimit-remaining")));

@@ -49,8 +49,8 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
   apiRedis.on("error", () => {});
   await new Promise((resolve) => apiRedis.once("ready", resolve));
   const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis, app: { outboxReconcileAfterMs: options.outboxReconcileAfterMs } });
-  const csm = addUser(t.db, systemClock, { orgSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" });
-  const noSlack = addUser(t.db, systemClock, { orgSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" });
+  const csm = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" });
+  const noSlack = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" });
 
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   connection.on("error", () => {});

@@ -1,8 +1,8 @@
 import { writeTransaction } from "../../shared/db/client.ts";
 import { createOutboxWriter } from "../../shared/db/outbox.writer.ts";
 import type { Mailer } from "../mailer.ts";
+import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
 import { directMessageOutcome } from "../slack.ts";
-import { csmSlackUser, type OutboundDeps } from "./launch-automations.ts";
 import type { QueueHandlers } from "./types.ts";
 
 const DAY_MICROS = 86_400 * 1_000_000;
