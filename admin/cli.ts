@@ -22,30 +22,32 @@ import {
   addUser,
   findUserByEmail,
   createApiKey,
-  createOrganization,
+  createWorkspace,
   listApiKeys,
-  listOrganizations,
+  listWorkspaces,
   listUsers,
   OperatorError,
   revokeApiKey,
-  updateOrganization,
+  updateWorkspace,
 } from "../shared/workspaces.ts";
 import type { UserRow } from "../shared/db/schema.ts";
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
-  org create --slug SLUG --name NAME
-  org list
-  key create --org SLUG --name NAME [--test] [--tier default|paid]
-  key list --org SLUG
+  workspace create --slug SLUG --name NAME
+  workspace list
+  workspace update --slug SLUG [--slack-token-file PATH|-] [--launch-recap on|off]
+  key create --workspace SLUG --name NAME [--test] [--tier default|paid]
+  key list --workspace SLUG
   key revoke --id KEY_ID
-  org update --slug SLUG [--slack-token-file PATH|-] [--launch-recap on|off]
-  user add --org SLUG --name NAME --email EMAIL [--slack-user-id U…] [--role admin|member]
-  user reset-password --org SLUG --email EMAIL
-  user list --org SLUG
-  timeline list --org SLUG --customer REF
-  effects list --org SLUG [--onboarding REF]
+  user add --workspace SLUG --name NAME --email EMAIL [--slack-user-id U…] [--role admin|member]
+  user reset-password --workspace SLUG --email EMAIL
+  user list --workspace SLUG
+  timeline list --workspace SLUG --customer REF
+  effects list --workspace SLUG [--onboarding REF]
   db copy --to postgres://…   copy this SQLite database into an empty PostgreSQL one
+
+(\`org\` and \`--org\` are accepted as older spellings of \`workspace\` and \`--workspace\`.)
 
 Reads DATABASE_URL (default file:./data/onboarding.sqlite) and, for the Slack token,
 SECRET_KEY (from the environment or DATA_DIR/secrets.json). --slack-token-file reads the
@@ -72,8 +74,8 @@ function slackToken(flags: Flags): string | undefined {
   return inline;
 }
 
-const organizationJson = (org: OrganizationRow) => ({
-  object: "organization",
+const workspaceJson = (org: OrganizationRow) => ({
+  object: "workspace",
   id: org.id,
   slug: org.slug,
   name: org.name,
@@ -136,18 +138,18 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
 type Context = { secretKey: string | null; publicUrl: string };
 
 const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Output> = {
-  "org create": (db, flags) => {
-    const org = organizationJson(createOrganization(db, systemClock, { slug: required(flags, "slug"), name: required(flags, "name") }));
+  "workspace create": (db, flags) => {
+    const org = workspaceJson(createWorkspace(db, systemClock, { slug: required(flags, "slug"), name: required(flags, "name") }));
     return { json: org, text: `Created workspace ${org.slug} (${org.id}).` };
   },
-  "org list": (db) => {
-    const data = listOrganizations(db).map(organizationJson);
+  "workspace list": (db) => {
+    const data = listWorkspaces(db).map(workspaceJson);
     return { json: { object: "list", data }, text: table(data, ["id", "slug", "name"]) };
   },
   "key create": (db, flags) => {
     const tier = (flags.tier ?? "default") as RateLimitTier;
     const { row, key } = createApiKey(db, systemClock, {
-      orgSlug: required(flags, "org"),
+      workspaceSlug: required(flags, "workspace"),
       name: required(flags, "name"),
       mode: flags.test ? "test" : "live",
       tier,
@@ -156,7 +158,7 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     return { json, text: `Created ${row.mode} key '${row.name}' (${row.id}).\nKey (shown only now, store it safely): ${key}` };
   },
   "key list": (db, flags) => {
-    const data = listApiKeys(db, required(flags, "org")).map(keyJson);
+    const data = listApiKeys(db, required(flags, "workspace")).map(keyJson);
     return {
       json: { object: "list", data },
       text: table(data, ["id", "name", "prefix", "mode", "rate_limit_tier", "created_at", "revoked_at", "last_used_at", "last_used_ip", "request_count"]),
@@ -166,9 +168,9 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     const key = keyJson(revokeApiKey(db, systemClock, required(flags, "id")));
     return { json: key, text: `Revoked key '${key.name}' (${key.id}).` };
   },
-  "org update": (db, flags, context) => {
-    const org = organizationJson(
-      updateOrganization(db, {
+  "workspace update": (db, flags, context) => {
+    const org = workspaceJson(
+      updateWorkspace(db, {
         slug: required(flags, "slug"),
         slackToken: slackToken(flags),
         launchRecap: onOff(flags["launch-recap"], "--launch-recap"),
@@ -181,7 +183,7 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     const role = (flags.role ?? "member") as UserRole;
     const { user, invite } = writeTransaction(db, () => {
       const user = addUser(db, systemClock, {
-        orgSlug: required(flags, "org"),
+        workspaceSlug: required(flags, "workspace"),
         name: required(flags, "name"),
         email: required(flags, "email"),
         slackUserId: flags["slack-user-id"] as string | undefined,
@@ -194,7 +196,7 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     return { json, text };
   },
   "user reset-password": (db, flags, context) => {
-    const user = findUserByEmail(db, required(flags, "org"), required(flags, "email"));
+    const user = findUserByEmail(db, required(flags, "workspace"), required(flags, "email"));
     const invite = writeTransaction(db, () => issueInvite(db, systemClock, user, context.publicUrl));
     return {
       json: { ...userJson(user), invite_url: invite.url, invite_expires_at: formatMicrosOrNull(invite.expiresAt) },
@@ -202,15 +204,15 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     };
   },
   "user list": (db, flags) => {
-    const data = listUsers(db, required(flags, "org")).map(userJson);
+    const data = listUsers(db, required(flags, "workspace")).map(userJson);
     return { json: { object: "list", data }, text: table(data, ["id", "name", "email", "slack_user_id", "created_at"]) };
   },
   "timeline list": (db, flags) => {
-    const data = listTimeline(db, required(flags, "org"), required(flags, "customer"));
+    const data = listTimeline(db, required(flags, "workspace"), required(flags, "customer"));
     return { json: { object: "list", data }, text: table(data, ["at", "kind", "onboarding_id", "from", "to", "actor"]) };
   },
   "effects list": (db, flags) => {
-    const data = listDeliveries(db, required(flags, "org"), flags.onboarding as string | undefined);
+    const data = listDeliveries(db, required(flags, "workspace"), flags.onboarding as string | undefined);
     return { json: { object: "list", data }, text: table(data, ["created_at", "kind", "onboarding_id", "target", "status", "attempts", "detail"]) };
   },
 };
@@ -256,6 +258,7 @@ async function main(argv: string[]): Promise<number> {
         help: { type: "boolean", short: "h" },
         slug: { type: "string" },
         name: { type: "string" },
+        workspace: { type: "string" },
         org: { type: "string" },
         tier: { type: "string" },
         id: { type: "string" },
@@ -275,6 +278,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
+  if (positionals[0] === "org") positionals[0] = "workspace";
+  values.workspace ??= values.org;
   const name = positionals.slice(0, 2).join(" ");
   const command = COMMANDS[name];
   if (values.help || (!command && name !== "db copy") || positionals.length !== 2) {

@@ -1,6 +1,6 @@
 import { formatMicros } from "../shared/clock.ts";
 import type { Db } from "../shared/db/client.ts";
-import { findOrganization, OperatorError } from "../shared/workspaces.ts";
+import { findWorkspace, OperatorError } from "../shared/workspaces.ts";
 import { reportsStore as store } from "./reports.store.ts";
 
 /** `id`, or `display_id` when made only of digits, within one workspace. */
@@ -11,8 +11,8 @@ function resolveRef(db: Db, table: "customers" | "onboardings", orgId: string, r
 }
 
 /** A customer's timeline, oldest first: what the worker recorded from phase changes. */
-export function listTimeline(db: Db, orgSlug: string, customerRef: string) {
-  const org = findOrganization(db, orgSlug);
+export function listTimeline(db: Db, workspaceSlug: string, customerRef: string) {
+  const org = findWorkspace(db, workspaceSlug);
   const customerId = resolveRef(db, "customers", org.id, customerRef);
   return store
     .timelineOf(db, customerId)
@@ -20,8 +20,8 @@ export function listTimeline(db: Db, orgSlug: string, customerRef: string) {
 }
 
 /** Every outbound effect with its outcome, newest first. */
-export function listDeliveries(db: Db, orgSlug: string, onboardingRef?: string) {
-  const org = findOrganization(db, orgSlug);
+export function listDeliveries(db: Db, workspaceSlug: string, onboardingRef?: string) {
+  const org = findWorkspace(db, workspaceSlug);
   const onboardingId = onboardingRef === undefined ? null : resolveRef(db, "onboardings", org.id, onboardingRef);
   return store.deliveriesOf(db, org.id, onboardingId).map((r) => ({ object: "delivery", ...r, created_at: formatMicros(r.created_at), updated_at: formatMicros(r.updated_at) }));
 }

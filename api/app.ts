@@ -27,11 +27,12 @@ import type { ServiceDeps } from "./deps.ts";
 import { errorResponse } from "./http/error-map.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import type { RouteDef } from "./http/route.ts";
-import { describe, methodsForPath, mountRoutes } from "./http/router.ts";
-import { metaRoutes } from "./meta/meta.routes.ts";
+import { methodsForPath, mountRoutes, serializeError } from "./http/router.ts";
+import { DOCS_BUNDLE_PATH, DOCS_PATH, docsBundle, docsPage } from "./meta/docs-page.ts";
+import { metaRoutes, type MetaDeps } from "./meta/meta.routes.ts";
 import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
 import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
-import { createOrganizationStore } from "./organizations.store.ts";
+import { createWorkspaceStore } from "./workspaces.store.ts";
 import { createOutboxWriter } from "../shared/db/outbox-writer.store.ts";
 import { createRelay } from "./outbox/relay.ts";
 import { createSequences } from "./sequences.store.ts";
@@ -88,6 +89,14 @@ async function redisAnswers(redis: Redis): Promise<boolean> {
   }
 }
 
+/** Every JSON endpoint, in the order the OpenAPI document lists them. */
+export const routeTable = (services: ServiceDeps, meta: MetaDeps): RouteDef[] => [
+  ...metaRoutes(meta),
+  ...customerRoutes(services),
+  ...contactRoutes(services),
+  ...onboardingRoutes(services),
+];
+
 /**
  * The composition root of the API process: it receives its infrastructure (so tests pass
  * private, real ones) and wires stores, services and routes. Nothing here knows about tests.
@@ -111,7 +120,7 @@ export async function createApp(infra: AppInfrastructure) {
     db,
     clock,
     nextSequence: createSequences(db),
-    organizations: createOrganizationStore(db),
+    workspaces: createWorkspaceStore(db),
     customers: createCustomerStore(db),
     contacts: createContactStore(db),
     onboardings: createOnboardingStore(db),
@@ -126,19 +135,14 @@ export async function createApp(infra: AppInfrastructure) {
   const activity = createActivityRecorder({ db, outbox, logger, nowMicros: () => clock.nowMicros() });
 
   let document: unknown;
-  const routes: RouteDef[] = [
-    ...metaRoutes({
-      probes: {
-        database: async () => health.answers(),
-        redis: () => redisAnswers(infra.redis),
-      },
-      rateLimiterMode: () => limiter.mode(),
-      openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl })),
-    }),
-    ...customerRoutes(services),
-    ...contactRoutes(services),
-    ...onboardingRoutes(services),
-  ];
+  const routes: RouteDef[] = routeTable(services, {
+    probes: {
+      database: async () => health.answers(),
+      redis: () => redisAnswers(infra.redis),
+    },
+    rateLimiterMode: () => limiter.mode(),
+    openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl })),
+  });
 
   relay.start();
   const timers = [
@@ -148,9 +152,14 @@ export async function createApp(infra: AppInfrastructure) {
   for (const timer of timers) timer.unref();
 
   const metrics = createMetrics({ db, queues, relay, limiter });
-  const allowedMethods = methodsForPath(routes);
+  // The reference page and its script answer GET only, like the routes their 405 and OPTIONS.
+  const allowedMethods = methodsForPath([
+    ...routes,
+    { method: "GET", path: DOCS_PATH },
+    { method: "GET", path: DOCS_BUNDLE_PATH },
+  ]);
   const onUnexpected = (requestId: string) => (error: unknown) =>
-    logger.error("unhandled error", { request_id: requestId, error: describe(error) });
+    logger.child({ request_id: requestId }).error("unhandled error", { error: serializeError(error) });
 
   const limits = createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS);
 
@@ -181,10 +190,14 @@ export async function createApp(infra: AppInfrastructure) {
       if (code === "NOT_FOUND") {
         const pathname = new URL(request.url).pathname;
         const methods = allowedMethods(pathname);
+        if (methods.length > 0 && request.method === "OPTIONS") {
+          return new Response(null, { status: 204, headers: { allow: [...methods, "OPTIONS"].join(", "), "request-id": requestId } });
+        }
         if (methods.length > 0) {
+          const allow = [...methods, "OPTIONS"].join(", ");
           return withId(
-            new DomainError("method_not_allowed", `${request.method} is not allowed on ${pathname}; allowed: ${methods.join(", ")}.`),
-            { allow: methods.join(", ") },
+            new DomainError("method_not_allowed", `${request.method} is not allowed on ${pathname}; allowed: ${allow}.`),
+            { allow },
           );
         }
         return withId(new DomainError("route_not_found", `No route matches ${request.method} ${pathname}.`));
@@ -194,7 +207,10 @@ export async function createApp(infra: AppInfrastructure) {
     })
     .use(admin)
     // Workspace administrators' pages, with their own sessions (not ADMIN_TOKEN).
-    .use(adminArea({ db, clock, logger, publicUrl: infra.publicUrl, secretKey: infra.secretKey ?? null }));
+    .use(adminArea({ db, clock, logger, publicUrl: infra.publicUrl, secretKey: infra.secretKey ?? null }))
+    // The browsable reference: HTML and a script, so not in the JSON route table.
+    .get(DOCS_PATH, () => docsPage(newId("req")))
+    .get(DOCS_BUNDLE_PATH, () => docsBundle(newId("req")));
 
   mountRoutes(app, routes, {
     authenticate: createAuthenticator(apiKeyStore),
@@ -234,5 +250,3 @@ export async function createApp(infra: AppInfrastructure) {
     },
   };
 }
-
-export type App = Awaited<ReturnType<typeof createApp>>;

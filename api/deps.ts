@@ -3,7 +3,7 @@ import type { Db } from "../shared/db/client.ts";
 import type { ContactStore } from "./contacts/contacts.store.ts";
 import type { CustomerStore } from "./customers/customers.store.ts";
 import type { OnboardingStore } from "./onboardings/onboardings.store.ts";
-import type { OrganizationStore } from "./organizations.store.ts";
+import type { WorkspaceStore } from "./workspaces.store.ts";
 import type { OutboxWriter } from "../shared/db/outbox-writer.store.ts";
 import type { NextSequence } from "./sequences.store.ts";
 
@@ -15,7 +15,7 @@ export interface ServiceDeps {
   db: Db;
   clock: Clock;
   nextSequence: NextSequence;
-  organizations: OrganizationStore;
+  workspaces: WorkspaceStore;
   customers: CustomerStore;
   contacts: ContactStore;
   onboardings: OnboardingStore;

@@ -23,7 +23,7 @@ const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 // --service-only: no baseline runs, so a profile of the API (BENCH_CPU_PROF) shows load, not idling.
 const serviceOnly = args.includes("--service-only");
-const ALL = ["create", "read", "list", "patch", "list-scale", "worker-activity", "worker-outbound"] as const;
+const ALL = ["create", "read", "list", "patch", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory"] as const;
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`unknown scenario '${s}'; choose from ${ALL.join(", ")}`);
@@ -48,7 +48,8 @@ const record = (line: string) => {
 };
 
 // ---- infrastructure: private Redis, seeded databases, both servers ----------------------
-const redis = await startPrivateRedis();
+// `let`: the redis-outage scenario stops it and starts an empty one on the same port.
+let redis = await startPrivateRedis();
 process.on("exit", () => {
   try {
     process.kill(redis.pid, "SIGKILL");
@@ -280,6 +281,53 @@ if (scenarios.includes("worker-outbound")) {
   const baseRate = S.outbound / ((performance.now() - t0) / 1000);
   record(`worker ${Math.round(rate).toLocaleString()} jobs/s (${seconds.toFixed(2)} s); baseline (bare HTTP calls) ${Math.round(baseRate).toLocaleString()} jobs/s; ratio ${(rate / baseRate).toFixed(2)}`);
   summary.push(`| worker: outbound jobs against the Slack stand-in | ${Math.round(rate).toLocaleString()} jobs/s | ≥ 1,000/s | ${rate >= 1000 ? "met" : "missed"} |`);
+}
+
+// ---- Redis: an outage under writes, and memory under sustained load ---------------------
+if (scenarios.includes("redis-outage")) {
+  record(`\n### redis-outage: PATCH phase changes (two outbox rows each) with Redis up, then with Redis stopped`);
+  // Every request really changes a phase: onboarding i's k-th visit sets the phase by k's parity.
+  const targets = keys.flatMap((k, i) => (i % S.keysPerOrg === 0 ? k.onboardingIds.map((id) => ({ id, org: k.orgId })) : []));
+  const keysOf = new Map<string, SeededKey[]>();
+  for (const k of keys) keysOf.set(k.orgId, [...(keysOf.get(k.orgId) ?? []), k]);
+  let visits = 0;
+  const changingPhases: Maker = () => {
+    const n = visits++;
+    const target = pick(targets, n);
+    const phase = Math.floor(n / targets.length) % 2 ? "review" : "program_buildout";
+    return { method: "PATCH", path: `/api/v1/onboardings/${target.id}`, headers: { ...json, ...auth(pick(keysOf.get(target.org)!, n)) }, body: JSON.stringify({ phase }) };
+  };
+  const up = await runLoad(serviceUrl, changingPhases, S.seconds);
+  await redis.stop();
+  const down = await runLoad(serviceUrl, changingPhases, S.seconds);
+  const backlog = count("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL");
+  redis = await startPrivateRedis({ port: redis.port });
+  const drainSeconds = await drained(() => count("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL") === 0, "the outbox backlog after the outage");
+  const ratio = down.rps / up.rps;
+  record(`Redis up      ${fmt(up)}${problems(up)}`);
+  record(`Redis stopped ${fmt(down)}${problems(down)}`);
+  record(`ratio ${ratio.toFixed(2)}; ${backlog.toLocaleString()} outbox rows waited, relayed ${drainSeconds.toFixed(1)} s after Redis returned`);
+  summary.push(`| writes with Redis stopped, vs Redis up | ${ratio.toFixed(2)} × | ≥ 0.5 | ${ratio >= 0.5 ? "met" : "missed"} |`);
+}
+
+if (scenarios.includes("redis-memory")) {
+  const seconds = quick ? 2 : 120;
+  record(`\n### redis-memory: ${seconds} s of mixed load (reads and phase changes, worker running); Redis used_memory every ${quick ? 1 : 20} s`);
+  await idle();
+  const probe = new Redis(redis.url);
+  const used = async () => Number(/^used_memory:(\d+)/m.exec(await probe.info("memory"))![1]) / 2 ** 20;
+  const samples: string[] = [`0 s ${(await used()).toFixed(1)} MB`];
+  const patch = makers.patch.service(); // phase changes, each with its outbox rows and jobs
+  const read = makers.read.service();
+  const sampler = setInterval(async () => samples.push(`${samples.length * (quick ? 1 : 20)} s ${(await used()).toFixed(1)} MB`), quick ? 1000 : 20_000);
+  const load = await runLoad(serviceUrl, (n) => (n % 2 ? read(n) : patch(n)), seconds);
+  clearInterval(sampler);
+  await idle();
+  const settled = await used();
+  probe.disconnect();
+  record(`${fmt(load)}${problems(load)}`);
+  record(`used_memory: ${samples.join(", ")}; after the queues drained ${settled.toFixed(1)} MB`);
+  summary.push(`| Redis memory after ${seconds} s at ${Math.round(load.rps).toLocaleString()} req/s | ${settled.toFixed(1)} MB | bounded | see samples |`);
 }
 
 // ---- report ------------------------------------------------------------------------------

@@ -9,17 +9,24 @@ import { spawn, type Subprocess } from "bun";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadConfigOrExit } from "../shared/config.ts";
+import { closeDatabase, openDatabase } from "../shared/db/client.ts";
+import { listWorkspaces } from "../shared/workspaces.ts";
 import { ensureSecrets } from "./ensure-secrets.ts";
 import { redisAnswers, startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
 
 const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
-ensureSecrets(process.env.DATA_DIR || "./data");
+const secrets = ensureSecrets(process.env.DATA_DIR || "./data");
 const config = loadConfigOrExit();
 const say = (message: string) => console.log(`[start] ${message}`);
 
 let privateRedis: PrivateRedis | undefined;
 let redisUrl = config.redisUrl;
-if (!(await redisAnswers(redisUrl))) {
+if (await redisAnswers(redisUrl)) {
+  say(
+    `using the Redis already running at ${redisUrl}, queue prefix '${config.queuePrefix}' ` +
+      "(set QUEUE_PREFIX to keep this installation apart from others sharing that Redis)",
+  );
+} else {
   if (redisUrl !== DEFAULT_REDIS_URL || process.env.REDIS_URL) {
     console.error(`[start] Nothing answers at REDIS_URL=${redisUrl}. Start that Redis, or unset REDIS_URL to let npm start run a private one.`);
     process.exit(1);
@@ -36,7 +43,7 @@ if (!(await redisAnswers(redisUrl))) {
   mkdirSync(dir, { recursive: true });
   privateRedis = await startPrivateRedis({ dir, persist: true });
   redisUrl = privateRedis.url;
-  say(`no Redis at ${DEFAULT_REDIS_URL}: started a private redis-server at ${redisUrl} (data under ${dir})`);
+  say(`no Redis at ${DEFAULT_REDIS_URL}: started a private redis-server at ${redisUrl} (data under ${dir}), queue prefix '${config.queuePrefix}'`);
 }
 
 const env = { ...process.env, REDIS_URL: redisUrl };
@@ -44,6 +51,39 @@ const children: Subprocess[] = [
   spawn([process.execPath, "api/main.ts"], { env, stdout: "inherit", stderr: "inherit" }),
   spawn([process.execPath, "worker/main.ts"], { env, stdout: "inherit", stderr: "inherit" }),
 ];
+
+/** Once the API answers: where it is, and on a first start the two commands that make it usable. */
+async function tellNextStep(): Promise<void> {
+  const local = `http://${["0.0.0.0", "::", ""].includes(config.host) ? "127.0.0.1" : config.host}:${config.port}`;
+  const deadline = Date.now() + 15_000;
+  let up = false;
+  while (!up && Date.now() < deadline) {
+    up = await fetch(`${local}/api/v1/health`).then((r) => r.ok, () => false);
+    if (!up) await Bun.sleep(100);
+  }
+  if (!up) {
+    say(`the API did not answer at ${local}/api/v1/health within 15 s; see its log above`);
+    return;
+  }
+  say(`API at ${config.publicUrl}/api/v1; reference at ${config.publicUrl}/api/v1/docs`);
+  if (config.database.engine !== "sqlite") return;
+  const db = openDatabase(config.database.path);
+  const workspaces = listWorkspaces(db).length;
+  closeDatabase(db);
+  if (workspaces > 0) return;
+  const tokenAt = process.env.ADMIN_TOKEN ? "the ADMIN_TOKEN environment variable" : `ADMIN_TOKEN in ${secrets.file}`;
+  say(
+    [
+      "no workspace yet. Next, in another terminal, create one and its first API key:",
+      '          npm run -s admin -- workspace create --slug acme --name "Acme Inc"',
+      "          npm run -s admin -- key create --workspace acme --name crm-sync",
+      "        The key is shown once. The admin token for /metrics and /admin/queues is " + tokenAt + ".",
+      "        To manage keys and users in the browser instead, make an administrator and open the link it prints:",
+      '          npm run -s admin -- user add --workspace acme --name "Ada" --email ada@acme.example --role admin',
+      `        The API guide is docs/api.md; the API reference is at ${config.publicUrl}/api/v1/docs.`,
+    ].join("\n"),
+  );
+}
 
 let stopping = false;
 async function stop(code: number) {
@@ -56,6 +96,7 @@ async function stop(code: number) {
 }
 process.on("SIGTERM", () => void stop(0));
 process.on("SIGINT", () => void stop(0));
+void tellNextStep();
 const first = await Promise.race(children.map((c) => c.exited));
 if (!stopping) {
   say(`a process exited with code ${first}; stopping the others`);

@@ -7,7 +7,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export interface Config {
   port: number;
   host: string;
-  /** Where users reach the service (invite links, the admin area's Origin check, secure cookies when https). */
+  /** Where users and clients reach the service (no trailing slash): the OpenAPI `servers` URL, invite links, every absolute link, the admin area's Origin check, secure cookies when https. */
   publicUrl: string;
   /** Which engine `DATABASE_URL` names: SQLite (the embedded default) or PostgreSQL. */
   database: DatabaseConfig;
@@ -133,6 +133,27 @@ function optionalUrl(env: Env, name: string, protocols: string[]): string | null
   return raw;
 }
 
+/**
+ * PUBLIC_URL, else `http://HOST:PORT`; a wildcard HOST (0.0.0.0, ::) is no address a client
+ * can use, so the default then names loopback instead.
+ */
+function publicUrl(env: Env, host: string, port: number): string {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === "") {
+    const reachable = host === "0.0.0.0" || host === "::" || host === "" ? "127.0.0.1" : host;
+    return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL is not a URL (got '${raw}'); use e.g. https://onboarding.example.com.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`PUBLIC_URL must start with http:// or https:// (got '${raw}').`);
+  if (url.search || url.hash) throw new ConfigError(`PUBLIC_URL must not have a query or fragment (got '${raw}').`);
+  return raw.replace(/\/+$/, "");
+}
+
 /** Reads and checks the environment once; every failure names the variable at fault. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
@@ -150,12 +171,10 @@ export function loadConfig(env: Env = process.env): Config {
   const adminToken = env.ADMIN_TOKEN || null;
   if (adminToken !== null && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN must be at least 16 characters.");
   const host = env.HOST ?? "127.0.0.1";
-  const listenPort = port(env);
-  const publicUrl = (optionalUrl(env, "PUBLIC_URL", ["http:", "https:"]) ?? `http://${host}:${listenPort}`).replace(/\/+$/, "");
   return {
-    port: listenPort,
+    port: port(env),
     host,
-    publicUrl,
+    publicUrl: publicUrl(env, host, port(env)),
     database: databaseFromEnv(env),
     redisUrl: redisUrl(env),
     logLevel,

@@ -1,4 +1,4 @@
-/** The enumerations of the specification, in one place for schemas, services and storage. */
+/** The API's enumerations, in one place for schemas, services and storage. */
 
 export const PHASES = [
   "before_getting_started",

@@ -1,5 +1,5 @@
 /**
- * Domain errors carry a contract error code, a message for humans and, where one input is at
+ * Domain errors carry a documented error code, a message for humans and, where one input is at
  * fault, its field. They know nothing of HTTP: `api/http/error-map.ts` alone decides the
  * status and error type of every code.
  */

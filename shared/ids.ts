@@ -1,35 +1,17 @@
+import { monotonicFactory } from "ulid";
+
 /**
- * Public identifiers: a type prefix and a ULID body (`cus_01JD…`). ULIDs start with the
- * creation time, so ids sort by creation, and carry 80 random bits, so they never collide
- * across processes without coordination.
+ * Public identifiers: a type prefix and a ULID body (`cus_01JD…`). The ULID starts with the
+ * creation time in milliseconds; within one millisecond the monotonic factory increments the
+ * random part instead of drawing a new one, so ids made by one process sort by creation even
+ * within a millisecond. Across processes, ids of the same millisecond are ordered by chance;
+ * the lists page by `created_at`, never by id. 80 random bits keep processes from colliding
+ * without coordination.
  */
 export type IdPrefix = "cus" | "con" | "onb" | "org" | "key" | "usr" | "req" | "dlv";
 
-const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-const random = new Uint8Array(10);
-
-export function ulid(nowMs = Date.now()): string {
-  let out = "";
-  let time = nowMs;
-  for (let i = 0; i < 10; i++) {
-    out = CROCKFORD[time % 32] + out;
-    time = Math.floor(time / 32);
-  }
-  crypto.getRandomValues(random);
-  // 80 random bits as 16 base32 characters: take the bytes 5 bits at a time.
-  let bits = 0;
-  let acc = 0;
-  for (const byte of random) {
-    acc = (acc << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += CROCKFORD[(acc >> bits) & 31];
-    }
-    acc &= (1 << bits) - 1;
-  }
-  return out;
-}
+/** A monotonic ULID: strictly increasing within this process. */
+export const ulid: (seedTimeMs?: number) => string = monotonicFactory();
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;

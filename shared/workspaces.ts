@@ -14,7 +14,7 @@ export class OperatorError extends Error {
 
 const SLUG = new RegExp(SLUG_PATTERN);
 
-export function createOrganization(db: Db, clock: Clock, input: { slug: string; name: string }) {
+export function createWorkspace(db: Db, clock: Clock, input: { slug: string; name: string }) {
   if (!SLUG.test(input.slug) || input.slug.length > SLUG_MAX_LENGTH) {
     throw new OperatorError(`--slug must be lowercase letters and digits joined by single hyphens, at most 64 characters (got '${input.slug}').`);
   }
@@ -30,9 +30,9 @@ export function createOrganization(db: Db, clock: Clock, input: { slug: string; 
   });
 }
 
-export const listOrganizations = (db: Db) => store.listOrganizations(db);
+export const listWorkspaces = (db: Db) => store.listOrganizations(db);
 
-export function findOrganization(db: Db, slug: string) {
+export function findWorkspace(db: Db, slug: string) {
   const org = store.organizationBySlug(db, slug);
   if (!org) throw new OperatorError(`No workspace with slug '${slug}'.`);
   return org;
@@ -41,12 +41,12 @@ export function findOrganization(db: Db, slug: string) {
 export function createApiKey(
   db: Db,
   clock: Clock,
-  input: { orgSlug: string; name: string; mode: KeyMode; tier: RateLimitTier; createdBy?: string | null },
+  input: { workspaceSlug: string; name: string; mode: KeyMode; tier: RateLimitTier; createdBy?: string | null },
 ) {
   const name = input.name.trim();
   if (name === "" || name.length > 100) throw new OperatorError("--name must be 1 to 100 characters.");
   if (!RATE_LIMIT_TIERS.includes(input.tier)) throw new OperatorError(`--tier must be one of ${RATE_LIMIT_TIERS.join(", ")}.`);
-  const org = findOrganization(db, input.orgSlug);
+  const org = findWorkspace(db, input.workspaceSlug);
   const { key, prefix, hash } = generateApiKey(input.mode);
   const row = {
     id: newId("key"),
@@ -63,8 +63,8 @@ export function createApiKey(
   return { row, key, org };
 }
 
-export function listApiKeys(db: Db, orgSlug: string) {
-  const org = findOrganization(db, orgSlug);
+export function listApiKeys(db: Db, workspaceSlug: string) {
+  const org = findWorkspace(db, workspaceSlug);
   return store.apiKeysOf(db, org.id);
 }
 
@@ -100,9 +100,9 @@ function checkUserFields(input: { name: string; email: string; slackUserId?: str
 export function addUser(
   db: Db,
   clock: Clock,
-  input: { orgSlug: string; name: string; email: string; slackUserId?: string | undefined; role?: UserRole | undefined },
+  input: { workspaceSlug: string; name: string; email: string; slackUserId?: string | undefined; role?: UserRole | undefined },
 ) {
-  const org = findOrganization(db, input.orgSlug);
+  const org = findWorkspace(db, input.workspaceSlug);
   const name = checkUserFields(input);
   const email = input.email.trim().toLowerCase();
   if (store.userByEmail(db, org.id, email)) {
@@ -122,10 +122,10 @@ export function addUser(
   return row;
 }
 
-export function findUserByEmail(db: Db, orgSlug: string, email: string) {
-  const org = findOrganization(db, orgSlug);
+export function findUserByEmail(db: Db, workspaceSlug: string, email: string) {
+  const org = findWorkspace(db, workspaceSlug);
   const user = store.userByEmail(db, org.id, email.trim().toLowerCase());
-  if (!user) throw new OperatorError(`No user with e-mail '${email}' in workspace '${orgSlug}'.`);
+  if (!user) throw new OperatorError(`No user with e-mail '${email}' in workspace '${workspaceSlug}'.`);
   return user;
 }
 
@@ -146,17 +146,17 @@ export function removeUser(db: Db, orgId: string, userId: string) {
   return user;
 }
 
-export function listUsers(db: Db, orgSlug: string) {
-  const org = findOrganization(db, orgSlug);
+export function listUsers(db: Db, workspaceSlug: string) {
+  const org = findWorkspace(db, workspaceSlug);
   return store.usersOf(db, org.id);
 }
 
 /** Workspace settings: the Slack token (sealed with SECRET_KEY) and the launch-recap switch. */
-export function updateOrganization(
+export function updateWorkspace(
   db: Db,
   input: { slug: string; slackToken?: string | undefined; launchRecap?: boolean | undefined; secretKey: string | null },
 ) {
-  const org = findOrganization(db, input.slug);
+  const org = findWorkspace(db, input.slug);
   const changes: Partial<typeof organizations.$inferInsert> = {};
   if (input.slackToken !== undefined) {
     if (input.slackToken === "") {

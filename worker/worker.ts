@@ -41,6 +41,8 @@ const validators = Object.fromEntries(
 );
 
 const SCHEDULER_REENSURE_MS = 60_000;
+const COMPLETION_FLUSH_MS = 20;
+const COMPLETION_BATCH = 500;
 
 /**
  * The worker process's composition root: one BullMQ worker per queue, each dispatching to
@@ -73,21 +75,45 @@ export function createWorker(infra: WorkerInfrastructure) {
     return handler(job.data, job);
   };
 
+  // Outcomes recorded for outbox rows, written in one transaction per COMPLETION_FLUSH_MS
+  // rather than one per job: the worker shares SQLite's single write lock with the API.
+  let completed: number[] = [];
+  let completionTimer: ReturnType<typeof setTimeout> | undefined;
+  const flushCompleted = () => {
+    clearTimeout(completionTimer);
+    completionTimer = undefined;
+    if (completed.length === 0) return;
+    const ids = completed;
+    completed = [];
+    try {
+      outbox.markCompleted(ids, clock.nowMicros());
+    } catch (error) {
+      // Not recorded: the reconciler finds these jobs finished in Redis (or runs them again,
+      // which every handler survives) and records them then.
+      logger.warn("outbox outcomes not recorded; the reconciler will", { count: ids.length, error: (error as Error).message });
+    }
+  };
+  const markCompleted = (outboxId: number) => {
+    completed.push(outboxId);
+    if (completed.length >= COMPLETION_BATCH) flushCompleted();
+    else completionTimer ??= setTimeout(flushCompleted, COMPLETION_FLUSH_MS);
+  };
+
   /**
    * Runs a job and, for a job that came from the outbox, records in the database that its
    * effect reached an outcome (done, or failed for good): from then on the relay's
-   * reconciler leaves the row alone. A crash before that record means the job runs again,
-   * which every handler is written to survive.
+   * reconciler leaves the row alone. A crash before that record means the job is checked
+   * again, and runs again if Redis lost it, which every handler is written to survive.
    */
   const process = (queue: QueueName) => async (job: Job) => {
     const outboxId = outboxIdOf(job.id);
     try {
       const result = await dispatch(queue, job);
-      if (outboxId !== null) outbox.markCompleted([outboxId], clock.nowMicros());
+      if (outboxId !== null) markCompleted(outboxId);
       return result;
     } catch (error) {
       const final = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (outboxId !== null && final) outbox.markCompleted([outboxId], clock.nowMicros());
+      if (outboxId !== null && final) markCompleted(outboxId);
       throw error;
     }
   };
@@ -144,6 +170,7 @@ export function createWorker(infra: WorkerInfrastructure) {
       if (infra.connection.status !== "ready") {
         void Promise.all(workers.map((w) => w.close(true))).catch(() => {});
         void closeQueues(queues).catch(() => {});
+        flushCompleted();
         infra.mailer.close();
         return;
       }
@@ -154,6 +181,7 @@ export function createWorker(infra: WorkerInfrastructure) {
       infra.connection.off("close", onClose);
       if (!drained) logger.warn("worker drain timed out: closing with jobs still active", { grace_ms: graceMs });
       if (!drained || infra.connection.status !== "ready") await within(2000, Promise.all(workers.map((w) => w.close(true))));
+      flushCompleted();
       await within(2000, closeQueues(queues));
       infra.mailer.close();
     },

@@ -3,7 +3,7 @@ import { writeTransaction, type Db } from "../../shared/db/client.ts";
 import type { UserRole } from "../../shared/db/schema.ts";
 import type { KeyMode } from "../../shared/domain.ts";
 import { hashToken, issueInvite } from "../../shared/invites.ts";
-import { addUser, createApiKey, OperatorError, removeUser, revokeApiKey, updateOrganization, updateUser } from "../../shared/workspaces.ts";
+import { addUser, createApiKey, OperatorError, removeUser, revokeApiKey, updateWorkspace, updateUser } from "../../shared/workspaces.ts";
 import type { AdminAreaStore, SessionView } from "./admin-area.store.ts";
 
 /** A refusal shown to the administrator on the page (bad input, a stale link). */
@@ -140,7 +140,7 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
     createKey(actor: AdminActor, input: { name: string; mode: KeyMode }) {
       return writeTransaction(db, () => {
         // Keys made in the admin area get the default tier; only the operator sets another.
-        const { row, key } = createApiKey(db, clock, { orgSlug: actor.session.orgSlug, name: input.name, mode: input.mode, tier: "default", createdBy: actor.session.email });
+        const { row, key } = createApiKey(db, clock, { workspaceSlug: actor.session.workspaceSlug, name: input.name, mode: input.mode, tier: "default", createdBy: actor.session.email });
         audit(actor, "api_key.create", `${row.name} (${row.prefix}…)`, `mode ${row.mode}`);
         return { row, key };
       });
@@ -160,7 +160,7 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
 
     addUser(actor: AdminActor, input: { name: string; email: string; role: UserRole; slackUserId: string | null }) {
       return writeTransaction(db, () => {
-        const user = addUser(db, clock, { orgSlug: actor.session.orgSlug, name: input.name, email: input.email, role: input.role, slackUserId: input.slackUserId ?? undefined });
+        const user = addUser(db, clock, { workspaceSlug: actor.session.workspaceSlug, name: input.name, email: input.email, role: input.role, slackUserId: input.slackUserId ?? undefined });
         const invite = user.role === "admin" ? issueInvite(db, clock, user, deps.publicUrl) : null;
         audit(actor, "user.add", user.email, `role ${user.role}`);
         if (invite) audit(actor, "user.invite", user.email);
@@ -205,7 +205,7 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
 
     updateSettings(actor: AdminActor, input: { slackToken: string | undefined; launchRecap: boolean }) {
       return writeTransaction(db, () => {
-        const org = updateOrganization(db, { slug: actor.session.orgSlug, slackToken: input.slackToken, launchRecap: input.launchRecap, secretKey: deps.secretKey });
+        const org = updateWorkspace(db, { slug: actor.session.workspaceSlug, slackToken: input.slackToken, launchRecap: input.launchRecap, secretKey: deps.secretKey });
         const detail = [`launch recap ${org.launchRecapEnabled ? "on" : "off"}`, input.slackToken === undefined ? null : input.slackToken === "" ? "Slack token cleared" : "Slack token replaced"];
         audit(actor, "settings.update", null, detail.filter(Boolean).join("; "));
         return org;

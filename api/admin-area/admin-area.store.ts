@@ -16,7 +16,7 @@ export interface SessionView {
   lastSeenAt: number;
   email: string;
   userName: string;
-  orgSlug: string;
+  workspaceSlug: string;
   orgName: string;
 }
 
@@ -95,7 +95,7 @@ export function createAdminAreaStore(db: Db) {
   const sessionSelect = q.prepare<SessionView, [string]>(
     `SELECT s.token_hash AS tokenHash, s.user_id AS userId, s.org_id AS orgId, s.csrf_token AS csrfToken,
             s.created_at AS createdAt, s.last_seen_at AS lastSeenAt,
-            u.email AS email, u.name AS userName, o.slug AS orgSlug, o.name AS orgName
+            u.email AS email, u.name AS userName, o.slug AS workspaceSlug, o.name AS orgName
      FROM admin_sessions s
      JOIN users u ON u.id = s.user_id AND u.org_id = s.org_id AND u.role = 'admin'
      JOIN organizations o ON o.id = s.org_id

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { DateTime, Nullable, StrictObject } from "../http/schema-kit.ts";
-import { Deleted, ListOf, pageQuery, refParam } from "../common.schema.ts";
+import { ListOf, pageQuery } from "../http/pagination.ts";
+import { Deleted, DateTime, Nullable, StrictObject, refParam } from "../http/schema-kit.ts";
 
 const name = Type.String({ minLength: 1, maxLength: 200, examples: ["Ada Lovelace"] });
 const email = Nullable(Type.String({ format: "email", maxLength: 254, examples: ["ada@acme.example"] }));

@@ -4,13 +4,17 @@ import type { ContactRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
-import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../common.schema.ts";
+import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import { findCustomer } from "../customers/customers.service.ts";
 import type { ServiceDeps } from "../deps.ts";
+import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import type { ContactResource, CreateContactInput, UpdateContactInput } from "./contacts.schema.ts";
 
 type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers" | "contacts">;
+
+/** Request field → row column, for every field a PATCH may change. */
+const FIELDS = { name: "name", email: "email", title: "title", is_primary: "isPrimary" } as const satisfies FieldMap<ContactRow>;
 
 export function toContactResource(row: ContactRow): ContactResource {
   return {
@@ -87,14 +91,7 @@ export function updateContact(
 ): ContactResource {
   return writeTransaction(deps.db, () => {
     const current = findContact(deps, actor, customerRef, contactRef);
-    const next: ContactRow = {
-      ...current,
-      name: input.name ?? current.name,
-      email: input.email === undefined ? current.email : input.email,
-      title: input.title === undefined ? current.title : input.title,
-      isPrimary: input.is_primary ?? current.isPrimary,
-    };
-    const changed = (["name", "email", "title", "isPrimary"] as const).some((k) => next[k] !== current[k]);
+    const { next, changed } = applyFields(current, input, FIELDS);
     if (!changed) return toContactResource(current);
     next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
     if (next.isPrimary && !current.isPrimary) deps.contacts.clearPrimary(current.customerId, next.updatedAt);

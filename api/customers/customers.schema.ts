@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { CUSTOMER_STATUSES, SLUG_MAX_LENGTH, SLUG_PATTERN } from "../../shared/domain.ts";
-import { DateTime, Nullable, StrictObject, StringEnum } from "../http/schema-kit.ts";
-import { Deleted, ListOf, pageQuery, refParam } from "../common.schema.ts";
+import { ListOf, pageQuery } from "../http/pagination.ts";
+import { Deleted, DateTime, Nullable, StrictObject, StringEnum, refParam } from "../http/schema-kit.ts";
 
 export const METADATA_MAX_BYTES = 16 * 1024;
 

@@ -4,8 +4,9 @@ import type { CustomerRow } from "../../shared/db/schema.ts";
 import { DomainError, notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
-import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../common.schema.ts";
+import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import type { ServiceDeps } from "../deps.ts";
+import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import {
   METADATA_MAX_BYTES,
@@ -40,6 +41,9 @@ export function findCustomer(store: CustomerStore, orgId: string, ref: string | 
   }
   return row;
 }
+
+/** Request field → row column, for every field a PATCH may change (`metadata` serialised first). */
+const FIELDS = { name: "name", slug: "slug", domain: "domain", status: "status", metadata: "metadata" } as const satisfies FieldMap<CustomerRow>;
 
 function serialiseMetadata(metadata: Record<string, unknown>): string {
   const json = JSON.stringify(metadata);
@@ -116,15 +120,7 @@ export function updateCustomer(deps: Deps, actor: Actor, ref: string, input: Upd
   const metadata = input.metadata === undefined ? undefined : serialiseMetadata(input.metadata);
   return writeTransaction(deps.db, () => {
     const current = findCustomer(deps.customers, actor.orgId, ref);
-    const next: CustomerRow = {
-      ...current,
-      name: input.name ?? current.name,
-      slug: input.slug ?? current.slug,
-      domain: input.domain === undefined ? current.domain : input.domain,
-      status: input.status ?? current.status,
-      metadata: metadata ?? current.metadata,
-    };
-    const changed = (["name", "slug", "domain", "status", "metadata"] as const).some((k) => next[k] !== current[k]);
+    const { next, changed } = applyFields(current, { ...input, metadata }, FIELDS);
     if (!changed) return toCustomerResource(current);
     if (next.slug !== current.slug && deps.customers.slugInUse(actor.orgId, next.slug)) throw slugTaken(next.slug);
     next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);

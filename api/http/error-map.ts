@@ -1,46 +1,142 @@
 import { DomainError, type ErrorCode } from "../../shared/errors.ts";
 
-export type ErrorType =
-  | "invalid_request_error"
-  | "authentication_error"
-  | "permission_error"
-  | "rate_limit_error"
-  | "not_found"
-  | "conflict"
-  | "internal_error";
+/** The error types, in the order the documentation lists them. */
+export const ERROR_TYPES = [
+  "invalid_request_error",
+  "authentication_error",
+  "permission_error",
+  "rate_limit_error",
+  "not_found",
+  "conflict",
+  "internal_error",
+] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
 
-/** The one place that decides the HTTP status and error type of every error code. */
-const HTTP: Record<ErrorCode, readonly [status: number, type: ErrorType]> = {
-  invalid_json: [400, "invalid_request_error"],
-  invalid_string: [400, "invalid_request_error"],
-  invalid_type: [400, "invalid_request_error"],
-  invalid_enum_value: [400, "invalid_request_error"],
-  missing_field: [400, "invalid_request_error"],
-  unknown_field: [400, "invalid_request_error"],
-  too_small: [400, "invalid_request_error"],
-  too_big: [400, "invalid_request_error"],
-  body_too_large: [413, "invalid_request_error"],
-  unsupported_media_type: [415, "invalid_request_error"],
-  method_not_allowed: [405, "invalid_request_error"],
-  missing_api_key: [401, "authentication_error"],
-  invalid_api_key: [401, "authentication_error"],
-  malformed_authorization_header: [401, "authentication_error"],
-  api_key_revoked: [401, "authentication_error"],
-  customer_not_found: [404, "not_found"],
-  contact_not_found: [404, "not_found"],
-  onboarding_not_found: [404, "not_found"],
-  route_not_found: [404, "not_found"],
-  slug_taken: [409, "conflict"],
-  idempotency_key_reused: [409, "conflict"],
-  idempotency_key_in_use: [409, "conflict"],
-  rate_limited: [429, "rate_limit_error"],
-  internal_error: [500, "internal_error"],
-  // A dependency (the database's write lock, say) is busy or away: always sent with Retry-After.
-  service_unavailable: [503, "internal_error"],
+export const INTERNAL_ERROR_MESSAGE = "An internal error occurred. Quote the Request-Id header when reporting it.";
+
+export interface ErrorSpec {
+  status: number;
+  type: ErrorType;
+  /** When the service answers with this code; the API guide's error table is checked against it. */
+  when: string;
+  /**
+   * A body the service really sends for this code: the OpenAPI examples are these, and the
+   * response-validation test checks each against what a request that provokes it receives.
+   */
+  example: { message: string; field?: string };
+}
+
+/**
+ * The one place that decides the HTTP status and error type of every error code, and the
+ * one source of the error schema's type list, the OpenAPI examples and the guide's table.
+ */
+export const ERRORS: Record<ErrorCode, ErrorSpec> = {
+  invalid_json: {
+    status: 400, type: "invalid_request_error", when: "The body is not valid JSON (or not UTF-8).",
+    example: { message: "The request body is not valid JSON." },
+  },
+  invalid_string: {
+    status: 400, type: "invalid_request_error",
+    when: "A string has the wrong format (datetime, e-mail, slug, hostname) or holds characters that would not survive storage.",
+    example: { message: "Invalid datetime", field: "cursor" },
+  },
+  invalid_type: {
+    status: 400, type: "invalid_request_error", when: "A value has the wrong JSON type, or a query parameter is given twice.",
+    example: { message: "'limit' must be an integer.", field: "limit" },
+  },
+  invalid_enum_value: {
+    status: 400, type: "invalid_request_error", when: "A value is not one of the allowed values.",
+    example: { message: "'phase' must be one of: before_getting_started, program_design, review, program_buildout, internal_qa, launch, completed.", field: "phase" },
+  },
+  missing_field: {
+    status: 400, type: "invalid_request_error", when: "A required field is absent.",
+    example: { message: "Missing required field 'name'.", field: "name" },
+  },
+  unknown_field: {
+    status: 400, type: "invalid_request_error", when: "A body field or query parameter the endpoint does not know.",
+    example: { message: "Unknown field 'nmae'.", field: "nmae" },
+  },
+  too_small: {
+    status: 400, type: "invalid_request_error", when: "A number, string, or the `Idempotency-Key` header is below its minimum.",
+    example: { message: "'limit' is too small: expected integer to be greater or equal to 1.", field: "limit" },
+  },
+  too_big: {
+    status: 400, type: "invalid_request_error", when: "A number, string, `metadata`, nesting depth or the `Idempotency-Key` header is beyond its maximum.",
+    example: { message: "'limit' is too big: expected integer to be less or equal to 100.", field: "limit" },
+  },
+  body_too_large: {
+    status: 413, type: "invalid_request_error", when: "The body is over 1 MiB; it is refused before it is read whole.",
+    example: { message: "The request body exceeds 1048576 bytes." },
+  },
+  unsupported_media_type: {
+    status: 415, type: "invalid_request_error", when: "A non-empty body not sent as `application/json` (or a `+json` type).",
+    example: { message: "Request bodies must be JSON sent with 'Content-Type: application/json' (got 'text/plain')." },
+  },
+  method_not_allowed: {
+    status: 405, type: "invalid_request_error", when: "The path exists but not with this method; `Allow` lists the methods that work.",
+    example: { message: "PUT is not allowed on /api/v1/customers; allowed: GET, POST, OPTIONS." },
+  },
+  missing_api_key: {
+    status: 401, type: "authentication_error", when: "No `Authorization` header, or nothing after `Bearer `.",
+    example: { message: "No API key provided. Send 'Authorization: Bearer <API key>'." },
+  },
+  invalid_api_key: {
+    status: 401, type: "authentication_error", when: "A well-formed key that does not exist.",
+    example: { message: "Invalid API key provided: svc_4fT9qLm2…" },
+  },
+  malformed_authorization_header: {
+    status: 401, type: "authentication_error", when: "Not `Bearer <key>`: another scheme, a colon, white space in or after the key.",
+    example: { message: "'Bearer' must be followed by a space, not a colon. Send 'Authorization: Bearer <API key>'." },
+  },
+  api_key_revoked: {
+    status: 401, type: "authentication_error", when: "The key was revoked; refused from the very next request.",
+    example: { message: "The API key svc_4fT9qLm2… has been revoked." },
+  },
+  customer_not_found: {
+    status: 404, type: "not_found", when: "No customer with that reference in your workspace (deleted, never existed, or another workspace's).",
+    example: { message: "No such customer: '42'." },
+  },
+  contact_not_found: {
+    status: 404, type: "not_found", when: "No such contact under that customer.",
+    example: { message: "No such contact: '7'." },
+  },
+  onboarding_not_found: {
+    status: 404, type: "not_found", when: "No such onboarding in your workspace.",
+    example: { message: "No such onboarding: '12'." },
+  },
+  route_not_found: {
+    status: 404, type: "not_found", when: "No endpoint has this path.",
+    example: { message: "No route matches GET /api/v1/customer." },
+  },
+  slug_taken: {
+    status: 409, type: "conflict", when: "Another customer of the workspace has this slug.",
+    example: { message: "A customer with slug 'acme-corp' already exists.", field: "slug" },
+  },
+  idempotency_key_reused: {
+    status: 409, type: "conflict", when: "The `Idempotency-Key` was used before with another method, path or body.",
+    example: { message: "This Idempotency-Key was already used with a different request (method, path or body). Use a new key for a new operation." },
+  },
+  idempotency_key_in_use: {
+    status: 409, type: "conflict", when: "The first request with this `Idempotency-Key` has not finished; comes with `Retry-After: 1`.",
+    example: { message: "A request with this Idempotency-Key is still being processed. Retry after the Retry-After header's seconds." },
+  },
+  rate_limited: {
+    status: 429, type: "rate_limit_error", when: "The key (or, for failed authentication, the address) is over its limit; comes with `Retry-After`.",
+    example: { message: "Too many requests: 60 per 60 seconds for this key. Retry after 12 s." },
+  },
+  internal_error: {
+    status: 500, type: "internal_error", when: "An unexpected failure; details stay in the log under the `Request-Id`.",
+    example: { message: INTERNAL_ERROR_MESSAGE },
+  },
+  service_unavailable: {
+    // A dependency (the database's write lock, say) is busy or away: always sent with Retry-After.
+    status: 503, type: "internal_error", when: "A dependency (the database, or Redis where there is no fallback) is busy or away; comes with `Retry-After`.",
+    example: { message: "The database is busy; retry after the Retry-After header's seconds." },
+  },
 };
 
-export const statusOf = (code: ErrorCode): number => HTTP[code][0];
-export const typeOf = (code: ErrorCode): ErrorType => HTTP[code][1];
+export const statusOf = (code: ErrorCode): number => ERRORS[code].status;
+export const typeOf = (code: ErrorCode): ErrorType => ERRORS[code].type;
 
 export interface ErrorBody {
   error: { type: ErrorType; code: ErrorCode; message: string; field?: string };
@@ -49,7 +145,7 @@ export interface ErrorBody {
 const JSON_HEADERS = { "content-type": "application/json" } as const;
 
 /**
- * Turns anything thrown into the contract's error response. Unexpected errors become a bare
+ * Turns anything thrown into the documented error response. Unexpected errors become a bare
  * 500 `internal_error`: their message, stack and any SQL stay in the log, never the body.
  */
 export function errorResponse(
@@ -64,7 +160,7 @@ export function errorResponse(
     error: {
       type: typeOf(code),
       code,
-      message: known?.message ?? "An internal error occurred. Quote the Request-Id header when reporting it.",
+      message: known?.message ?? INTERNAL_ERROR_MESSAGE,
       ...(known?.field !== undefined ? { field: known.field } : {}),
     },
   };

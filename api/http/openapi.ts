@@ -1,60 +1,48 @@
 import type { TObject, TSchema } from "@sinclair/typebox";
 import type { ErrorCode } from "../../shared/errors.ts";
-import { ErrorObject } from "../common.schema.ts";
-import { statusOf, typeOf } from "./error-map.ts";
-import { MAX_BODY_BYTES } from "./body.ts";
+import { ERRORS, statusOf, typeOf } from "./error-map.ts";
+import { ErrorObject } from "./error.schema.ts";
 import { openApiPath, type RouteDef } from "./route.ts";
 
 type Json = Record<string, any>;
 
-const ERROR_MESSAGES: Record<ErrorCode, string> = {
-  invalid_json: "The request body is not valid JSON.",
-  invalid_string: "Invalid datetime",
-  invalid_type: "'limit' must be an integer.",
-  invalid_enum_value: "'phase' must be one of: before_getting_started, program_design, review, program_buildout, internal_qa, launch, completed.",
-  missing_field: "Missing required field 'name'.",
-  unknown_field: "Unknown field 'nmae'.",
-  too_small: "'limit' is too small: expected integer to be greater or equal to 1.",
-  too_big: "'limit' is too big: expected integer to be less or equal to 100.",
-  body_too_large: `The request body exceeds ${MAX_BODY_BYTES} bytes.`,
-  unsupported_media_type: "Request bodies must be JSON sent with 'Content-Type: application/json'.",
-  method_not_allowed: "PUT is not allowed on /api/v1/customers; allowed: GET, POST.",
-  missing_api_key: "No API key provided. Send 'Authorization: Bearer <API key>'.",
-  invalid_api_key: "Invalid API key provided: svc_4fT9qLm2…",
-  malformed_authorization_header: "'Bearer' must be followed by a space, not a colon. Send 'Authorization: Bearer <API key>'.",
-  api_key_revoked: "The API key svc_4fT9qLm2… has been revoked.",
-  customer_not_found: "No such customer: '42'.",
-  contact_not_found: "No such contact: '7'.",
-  onboarding_not_found: "No such onboarding: '12'.",
-  route_not_found: "No route matches GET /api/v1/customer.",
-  slug_taken: "A customer with slug 'acme-corp' already exists.",
-  idempotency_key_reused: "This Idempotency-Key was used with a different request.",
-  idempotency_key_in_use: "A request with this Idempotency-Key is still being processed; retry shortly.",
-  rate_limited: "Too many requests: 60 per 60 seconds for this key. Retry after the Retry-After header's seconds.",
-  internal_error: "An internal error occurred. Quote the Request-Id header when reporting it.",
-  service_unavailable: "The database is busy; retry after the Retry-After header's seconds.",
-};
-
-const FIELDS: Partial<Record<ErrorCode, string>> = {
-  invalid_string: "cursor",
-  invalid_type: "limit",
-  invalid_enum_value: "phase",
-  missing_field: "name",
-  unknown_field: "nmae",
-  too_small: "limit",
-  too_big: "limit",
-  slug_taken: "slug",
-};
+/** The codes a schema's validation can answer with, read from the schema itself. */
+function validationCodes(schema: TSchema | undefined, where: "path" | "query" | "body"): ErrorCode[] {
+  const codes = new Set<ErrorCode>();
+  const visit = (node: Json | undefined): void => {
+    if (!node || typeof node !== "object") return;
+    if (Array.isArray(node.anyOf)) return node.anyOf.forEach(visit);
+    if (Array.isArray(node.enum)) codes.add("invalid_enum_value");
+    if (node.type !== undefined) codes.add("invalid_type");
+    if (node.format !== undefined || node.pattern !== undefined) codes.add("invalid_string");
+    if (where !== "path" && (node.minimum !== undefined || node.minLength !== undefined || node.minProperties !== undefined)) codes.add("too_small");
+    if (node.maximum !== undefined || node.maxLength !== undefined || node.maxProperties !== undefined) codes.add("too_big");
+    if (node.type === "object") {
+      if (node.additionalProperties === false) codes.add("unknown_field");
+      if ((node.required ?? []).length > 0) codes.add("missing_field");
+      Object.values((node.properties ?? {}) as Record<string, Json>).forEach(visit);
+    }
+  };
+  if (schema) visit(JSON.parse(JSON.stringify(schema)) as Json);
+  if (where === "path") codes.delete("invalid_type");
+  return [...codes];
+}
 
 /** Errors every route of a kind can answer, on top of its own list. */
 function commonErrors(route: RouteDef): ErrorCode[] {
-  const codes: ErrorCode[] = ["internal_error", "service_unavailable"];
+  const codes: ErrorCode[] = ["internal_error"];
   if (route.authenticated) {
-    codes.push("missing_api_key", "invalid_api_key", "malformed_authorization_header", "api_key_revoked", "rate_limited");
+    codes.push("service_unavailable", "missing_api_key", "invalid_api_key", "malformed_authorization_header", "api_key_revoked", "rate_limited");
   }
-  if (route.query || route.body) codes.push("invalid_type", "unknown_field", "invalid_string", "invalid_enum_value", "too_small", "too_big");
-  if (route.body) codes.push("missing_field", "invalid_json", "body_too_large", "unsupported_media_type");
-  if (route.idempotent) codes.push("idempotency_key_reused", "idempotency_key_in_use");
+  // Every route refuses unknown query parameters and a parameter given twice.
+  codes.push("unknown_field", "invalid_type");
+  codes.push(...validationCodes(route.params, "path"), ...validationCodes(route.query, "query"));
+  if (route.body) {
+    codes.push(...validationCodes(route.body, "body"));
+    // Whatever the schema: text that would not survive storage, numbers beyond 2^53, deep nesting.
+    codes.push("invalid_json", "invalid_string", "too_big", "body_too_large", "unsupported_media_type");
+  }
+  if (route.idempotent) codes.push("too_small", "too_big", "idempotency_key_reused", "idempotency_key_in_use");
   return codes;
 }
 
@@ -76,12 +64,37 @@ function componentizer() {
   return { components, ref };
 }
 
-const rateHeaders = {
-  "X-RateLimit-Limit": { description: "Requests allowed per 60-second window for this key.", schema: { type: "integer" } },
-  "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
-  "X-RateLimit-Reset": { description: "Seconds until the window frees a request.", schema: { type: "integer" } },
+const integerHeader = (description: string, required: boolean) => ({ description, required, schema: { type: "integer", minimum: 0 } });
+const requestIdHeader = {
+  "Request-Id": { description: "Identifies this request in logs; quote it in reports.", required: true, schema: { type: "string", pattern: "^req_" } },
 };
-const requestIdHeader = { "Request-Id": { description: "Identifies this request in logs; quote it in reports.", schema: { type: "string" } } };
+/** On every response to a request that passed authentication: successes and errors alike. */
+const rateHeaders = (required: boolean) => ({
+  "X-RateLimit-Limit": integerHeader("Requests allowed per 60-second window for this key.", required),
+  "X-RateLimit-Remaining": integerHeader("Requests left in the current window.", required),
+  "X-RateLimit-Reset": integerHeader("Seconds until the window frees a request.", required),
+});
+const retryAfter = (required: boolean) => ({ "Retry-After": { ...integerHeader("Whole seconds to wait before retrying.", required), schema: { type: "integer", minimum: 1 } } });
+const allowHeader = { Allow: { description: "The methods this path answers.", required: true, schema: { type: "string" } } };
+
+/**
+ * Which headers an answer of this status carries. Authentication failures (401) and the
+ * address's failed-authentication limit (a 429 without a key's bucket) come before the key's
+ * rate limit; a 500 or 503 may too.
+ */
+function errorHeaders(route: RouteDef, status: number, codes: readonly ErrorCode[]): Json {
+  const afterLimits = route.authenticated && ![401, 429, 500, 503].includes(status);
+  return {
+    ...requestIdHeader,
+    ...(route.authenticated && status !== 401 ? rateHeaders(afterLimits) : {}),
+    ...(status === 429 || status === 503 ? retryAfter(true) : codes.includes("idempotency_key_in_use") ? retryAfter(false) : {}),
+  };
+}
+
+const errorExample = (code: ErrorCode) => ({
+  summary: code,
+  value: { error: { type: typeOf(code), code, ...ERRORS[code].example } },
+});
 
 function parameters(schema: TSchema | undefined, where: "path" | "query"): Json[] {
   if (!schema) return [];
@@ -102,38 +115,46 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
   const { components, ref } = componentizer();
   const paths: Json = {};
   const errorRef = ref(ErrorObject);
+  const methodsOf = new Map<string, string[]>();
+  for (const route of routes) (methodsOf.get(route.path) ?? methodsOf.set(route.path, []).get(route.path)!).push(route.method);
   for (const route of routes) {
     const responses: Json = {
       [route.success.status]: {
         description: route.success.description,
-        headers: route.authenticated ? { ...requestIdHeader, ...rateHeaders } : requestIdHeader,
+        headers: {
+          ...requestIdHeader,
+          ...(route.authenticated ? rateHeaders(true) : {}),
+          ...(route.idempotent
+            ? { "Idempotent-Replay": { description: "`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.", required: false, schema: { type: "string", enum: ["true"] } } }
+            : {}),
+        },
         content: { "application/json": { schema: ref(route.success.schema), example: route.success.example } },
       },
     };
+    for (const other of route.otherResponses ?? []) {
+      responses[other.status] = {
+        description: other.description,
+        headers: requestIdHeader,
+        content: { "application/json": { schema: ref(other.schema), example: other.example } },
+      };
+    }
     const codes = [...new Set([...route.errors, ...commonErrors(route)])];
     for (const status of [...new Set(codes.map(statusOf))].sort()) {
       const atStatus = codes.filter((c) => statusOf(c) === status);
       responses[status] = {
         description: atStatus.map((c) => `\`${c}\``).join(", "),
-        headers: status === 429 || atStatus.includes("idempotency_key_in_use")
-          ? { ...requestIdHeader, "Retry-After": { description: "Whole seconds to wait before retrying.", schema: { type: "integer" } } }
-          : requestIdHeader,
+        headers: errorHeaders(route, status, atStatus),
         content: {
-          "application/json": {
-            schema: errorRef,
-            examples: Object.fromEntries(
-              atStatus.map((code) => [
-                code,
-                {
-                  summary: code,
-                  value: { error: { type: typeOf(code), code, message: ERROR_MESSAGES[code], ...(FIELDS[code] ? { field: FIELDS[code] } : {}) } },
-                },
-              ]),
-            ),
-          },
+          "application/json": { schema: errorRef, examples: Object.fromEntries(atStatus.map((code) => [code, errorExample(code)])) },
         },
       };
     }
+    // Every path refuses the methods it does not answer (PUT everywhere, at least).
+    responses[statusOf("method_not_allowed")] = {
+      description: `\`method_not_allowed\`: this path answers ${[...methodsOf.get(route.path)!, "OPTIONS"].join(", ")} only; \`Allow\` lists them.`,
+      headers: { ...requestIdHeader, ...allowHeader },
+      content: { "application/json": { schema: errorRef, examples: { method_not_allowed: errorExample("method_not_allowed") } } },
+    };
     const operation: Json = {
       operationId: route.operationId,
       summary: route.summary,
@@ -159,6 +180,21 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
     if (operation.parameters.length === 0) delete operation.parameters;
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation;
   }
+  for (const [path, methods] of methodsOf) {
+    const first = routes.find((r) => r.path === path)!;
+    const name = path.replace(/^\/api\/v1\//, "").split(/[/_]/).filter((w) => w !== "").map((w) => w.replace(/^:/, "")).map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+    paths[openApiPath(path)].options = {
+      operationId: `options${name}`,
+      summary: "Methods of this path",
+      description: "Answers 204 with `Allow`; needs no key and is not rate limited.",
+      tags: [first.tag],
+      security: [],
+      ...(first.params ? { parameters: parameters(first.params, "path") } : {}),
+      responses: {
+        204: { description: `No body; \`Allow: ${[...methods, "OPTIONS"].join(", ")}\`.`, headers: { ...requestIdHeader, ...allowHeader } },
+      },
+    };
+  }
   const tags = [...new Set(routes.map((r) => r.tag))];
   return {
     openapi: "3.1.0",
@@ -167,7 +203,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
       version: info.version,
       description:
         "Server-to-server JSON API for a workspace's customers, their contacts and their onboardings. Authenticate with `Authorization: Bearer <API key>`; `svc_test_` keys change data but never trigger outbound effects.",
-      contact: { name: "Customer Onboarding Service maintainers", url: "https://onboarding.example/support" },
+      // Every absolute link in the document starts at PUBLIC_URL.
+      contact: { name: "Customer Onboarding Service maintainers", url: `${info.serverUrl}/api/v1/docs` },
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: info.serverUrl, description: "This server" }],

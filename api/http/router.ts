@@ -1,6 +1,6 @@
 import type { Elysia } from "elysia";
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
-import { retryWhileBusy } from "../../shared/db/busy.ts";
+import { retryWhileBusy, tryOrRetryWhileBusy } from "../../shared/db/busy.ts";
 import { DomainError } from "../../shared/errors.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { newId } from "../../shared/ids.ts";
@@ -69,7 +69,8 @@ type Ctx = {
   server: { requestIP(request: Request): { address: string } | null } | null;
 };
 
-export function describe(error: unknown): Record<string, unknown> {
+/** An unexpected error as log fields: its message and stack stay in the log, never in a response. */
+export function serializeError(error: unknown): Record<string, unknown> {
   return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
 }
 
@@ -87,7 +88,9 @@ const CLIENT_CLOSED_REQUEST = 499;
  * response, errors included, carries the per-request headers gathered on the way.
  */
 export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, routes: readonly RouteDef[], deps: RouterDeps): void {
-  const busy = { timeoutMs: deps.busyTimeoutMs };
+  // Short pauses: a lock held by another process (the worker's writes) is usually gone within
+  // a millisecond or two, and SQLite's own busy handler, which the worker uses, polls as often.
+  const busy = { timeoutMs: deps.busyTimeoutMs, firstPauseMs: 1, maxPauseMs: 10 };
 
   async function authenticate(request: Request, address: string): Promise<Actor> {
     try {
@@ -111,11 +114,10 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       const body = validate.body ? validate.body(rawBody) : undefined;
       const input = { actor: actor!, params, query, body, requestId } as never;
 
-      if (!actor || !changesData) {
-        const result = await retryWhileBusy(() => route.handler(input), busy);
-        const response = result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
-        return { response, activityWritten: false };
-      }
+      const toResponse = (result: unknown) =>
+        result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
+
+      if (!actor || !changesData) return { response: toResponse(await tryOrRetryWhileBusy(() => route.handler(input), busy)), activityWritten: false };
 
       let activityWritten = false;
       const changeWithActivity = () => {
@@ -132,7 +134,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         const fingerprint = requestFingerprint(route.method, pathname, rawBody);
         let claimed = false;
         try {
-          return await retryWhileBusy(() => {
+          return await tryOrRetryWhileBusy(() => {
             if (!claimed) {
               const claim = deps.idempotency.begin(actor.keyId, key, fingerprint);
               if (claim.kind === "replay") return { response: json(claim.status, claim.body, { ...headers, "idempotent-replay": "true" }), activityWritten };
@@ -149,9 +151,8 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         }
       }
 
-      const result = await retryWhileBusy(() => deps.transaction(changeWithActivity), busy);
-      const response = result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
-      return { response, activityWritten };
+      const result = await tryOrRetryWhileBusy(() => deps.transaction(changeWithActivity), busy);
+      return { response: toResponse(result), activityWritten };
     }
 
     const handle = async (ctx: Ctx): Promise<Response> => {
@@ -159,6 +160,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       const requestId = newId("req");
       const address = ctx.server?.requestIP(ctx.request)?.address ?? "unknown";
       const headers: Record<string, string> = { "request-id": requestId };
+      const log = deps.logger.child({ request_id: requestId });
       let actor: Actor | undefined;
       let response: Response;
       let activityWritten = false;
@@ -191,14 +193,13 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         }
         response = errorResponse(
           error,
-          (e) => deps.logger.error("unhandled error", { request_id: requestId, route: route.operationId, error: describe(e) }),
+          (e) => log.error("unhandled error", { route: route.operationId, error: serializeError(e) }),
           headers,
         );
       }
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       deps.metrics.observe(route.method, route.path, response.status, durationMs / 1000);
-      deps.logger.info("request", {
-        request_id: requestId,
+      log.info("request", {
         key_prefix: actor?.keyPrefix,
         method: route.method,
         route: route.path,
@@ -214,7 +215,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
 }
 
 /** For a path no route answers: which methods would answer it (for 405 and `Allow`). */
-export function methodsForPath(routes: readonly RouteDef[]): (pathname: string) => Method[] {
+export function methodsForPath(routes: readonly Pick<RouteDef, "method" | "path">[]): (pathname: string) => Method[] {
   const patterns = routes.map((r) => ({
     method: r.method,
     regex: new RegExp(`^${r.path.replace(/:[A-Za-z_]+/g, "[^/]+")}/?$`),

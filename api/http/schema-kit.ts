@@ -1,5 +1,5 @@
 // Elysia registers its own string formats in TypeBox's global registry when it loads;
-// importing it first guarantees the contract's definitions below are the ones in force.
+// importing it first guarantees our definitions below are the ones in force.
 import "elysia";
 import { FormatRegistry, Kind, Type, TypeRegistry, type SchemaOptions, type TSchema, type TUnsafe } from "@sinclair/typebox";
 import { isDateTime } from "../../shared/clock.ts";
@@ -38,3 +38,23 @@ export const DateTime = (options: SchemaOptions = {}) =>
 /** Strict object: unknown properties are refused with `unknown_field`. */
 export const StrictObject: typeof Type.Object = ((properties: never, options: SchemaOptions = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options })) as typeof Type.Object;
+
+/** A `{…_ref}` path segment: an `id`, or a `display_id` written as digits. */
+export const refParam = (what: string, example: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: `The ${what}'s \`id\` or its \`display_id\` (digits only).`,
+    examples: [example],
+  });
+
+/** What DELETE answers. */
+export const Deleted = <K extends string>(object: K, idExample: string) =>
+  Type.Object(
+    {
+      object: Type.Literal(object),
+      id: Type.String({ examples: [idExample] }),
+      deleted: Type.Literal(true),
+    },
+    { $id: `Deleted${object[0]!.toUpperCase()}${object.slice(1)}` },
+  );

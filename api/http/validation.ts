@@ -4,7 +4,7 @@ import { Errors, ValueErrorType, type ValueError } from "@sinclair/typebox/error
 import { DomainError, type ErrorCode } from "../../shared/errors.ts";
 import { FORMAT_MESSAGES } from "./schema-kit.ts";
 
-/** A compiled check that turns the first failure into the contract's error. */
+/** A compiled check that turns the first failure into the documented error. */
 export interface Validator<T> {
   (value: unknown): T;
 }
@@ -62,7 +62,7 @@ function typeName(schema: TSchema): string {
   return schema.type === "integer" ? "an integer" : schema.type === "object" ? "an object" : schema.type === "array" ? "an array" : `a ${String(schema.type)}`;
 }
 
-/** Maps one TypeBox failure to the contract's code, field and message. */
+/** Maps one TypeBox failure to the documented code, field and message. */
 export function toDomainError(error: ValueError, root: unknown, where: "body" | "query" | "path"): DomainError {
   const field = fieldOf(error.path) || where;
   const schema = error.schema as TSchema & Record<string, any>;

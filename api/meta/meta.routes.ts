@@ -73,10 +73,18 @@ export const metaRoutes = (deps: MetaDeps): RouteDef[] => [
     tag: "Meta",
     success: {
       status: 200,
-      description: "Ready to serve (a 503 carries the same body with the failing check).",
+      description: "Ready to serve.",
       schema: Readiness,
       example: { status: "ready", checks: { database: "ok", redis: "ok" }, rate_limiter: "redis" },
     },
+    otherResponses: [
+      {
+        status: 503,
+        description: "Not ready: the check that failed says `error`.",
+        schema: Readiness,
+        example: { status: "unavailable", checks: { database: "ok", redis: "error" }, rate_limiter: "per_process" },
+      },
+    ],
     errors: [],
     handler: async () => {
       const [database, redis] = await Promise.all([deps.probes.database(), deps.probes.redis()]);

@@ -22,7 +22,7 @@ export const Me = Type.Object(
     org_slug: Type.String(),
     mode,
   },
-  { $id: "Me", description: "The calling key and its workspace, in both shapes the specification describes." },
+  { $id: "Me", description: "The calling key and its workspace, nested (`api_key`, `organization`) and flat (`key_name`, `org_id`, …), so clients written for either shape find what they read." },
 );
 
 export const Health = Type.Object({ status: Type.Literal("ok") }, { $id: "Health" });

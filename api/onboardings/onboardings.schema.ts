@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { PHASES, STATES } from "../../shared/domain.ts";
-import { DateTime, Nullable, StrictObject, StringEnum } from "../http/schema-kit.ts";
-import { Deleted, ListOf, pageQuery, refParam } from "../common.schema.ts";
+import { ListOf, pageQuery } from "../http/pagination.ts";
+import { Deleted, DateTime, Nullable, StrictObject, StringEnum, refParam } from "../http/schema-kit.ts";
 
 const phase = StringEnum(PHASES, {
   description: "Ordered: before_getting_started, program_design, review, program_buildout, internal_qa, launch, completed.",

@@ -4,9 +4,10 @@ import type { OnboardingRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
-import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../common.schema.ts";
+import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import { findCustomer } from "../customers/customers.service.ts";
 import type { ServiceDeps } from "../deps.ts";
+import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import type {
   CreateOnboardingInput,
@@ -16,7 +17,7 @@ import type {
 } from "./onboardings.schema.ts";
 import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
 
-type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers" | "onboardings" | "organizations" | "outbox">;
+type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers" | "onboardings" | "workspaces" | "outbox">;
 
 /** Request field → row column, for every field a client may set. */
 const FIELDS = {
@@ -34,15 +35,7 @@ const FIELDS = {
   reminder_frequency_days: "reminderFrequencyDays",
   waiting_on_customer: "waitingOnCustomer",
   wizard_completed_at: "wizardCompletedAt",
-} as const satisfies Record<string, keyof OnboardingRow>;
-type Settable = keyof typeof FIELDS;
-
-function applyInput(row: OnboardingRow, input: Partial<Record<Settable, unknown>>): void {
-  for (const [field, column] of Object.entries(FIELDS) as [Settable, keyof OnboardingRow][]) {
-    const value = input[field];
-    if (value !== undefined) (row as Record<string, unknown>)[column] = value;
-  }
-}
+} as const satisfies FieldMap<OnboardingRow>;
 
 export function toOnboardingResource(row: OnboardingRow): OnboardingResource {
   return {
@@ -85,7 +78,7 @@ export function createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardi
   return writeTransaction(deps.db, () => {
     const customer = findCustomer(deps.customers, actor.orgId, input.customer_id, "customer_id");
     const { displayId, createdAt: now } = deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros());
-    const row: OnboardingRow = {
+    const defaults: OnboardingRow = {
       id: newId("onb"),
       orgId: actor.orgId,
       customerId: customer.id,
@@ -116,7 +109,7 @@ export function createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardi
       lastChangedMode: actor.mode,
     };
     const { customer_id: _customer, ...settable } = input;
-    applyInput(row, settable);
+    const row = applyFields(defaults, settable, FIELDS).next;
     if (row.phase === "completed") row.completedAt = now;
     deps.onboardings.insert(row);
     return toOnboardingResource(row);
@@ -148,9 +141,7 @@ export function getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref
 export function updateOnboarding(deps: Deps, actor: Actor, ref: string, input: UpdateOnboardingInput): OnboardingResource {
   return writeTransaction(deps.db, () => {
     const current = findOnboarding(deps, actor, ref);
-    const next: OnboardingRow = { ...current };
-    applyInput(next, input);
-    const changed = Object.values(FIELDS).some((column) => next[column] !== current[column]);
+    const { next, changed } = applyFields(current, input, FIELDS);
     if (!changed) return toOnboardingResource(current);
 
     const now = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);

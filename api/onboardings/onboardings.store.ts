@@ -23,7 +23,7 @@ export function createOnboardingStore(db: Db) {
 
   // One prepared page query per scope and filter combination, each served by its own index
   // (see the schema), so a page costs the same however many rows the workspace holds.
-  const pageQuery = (scope: "org" | "customer", phase: boolean, state: boolean) => {
+  const pageQuery = (scope: "workspace" | "customer", phase: boolean, state: boolean) => {
     const where = [live, "created_at < $before"];
     if (scope === "customer") where.push("customer_id = $customerId");
     if (phase) where.push("phase = $phase");
@@ -33,7 +33,7 @@ export function createOnboardingStore(db: Db) {
     );
   };
   const pages = new Map<string, ReturnType<typeof pageQuery>>();
-  for (const scope of ["org", "customer"] as const) {
+  for (const scope of ["workspace", "customer"] as const) {
     for (const phase of [false, true]) {
       for (const state of [false, true]) pages.set(`${scope}:${phase}:${state}`, pageQuery(scope, phase, state));
     }
@@ -66,7 +66,7 @@ export function createOnboardingStore(db: Db) {
       if (customerId !== null) params.customerId = customerId;
       if (filter.phase !== undefined) params.phase = filter.phase;
       if (filter.state !== undefined) params.state = filter.state;
-      const query = pages.get(`${customerId === null ? "org" : "customer"}:${filter.phase !== undefined}:${filter.state !== undefined}`)!;
+      const query = pages.get(`${customerId === null ? "workspace" : "customer"}:${filter.phase !== undefined}:${filter.state !== undefined}`)!;
       return query.all(params).map(fromRow);
     },
     insert: (row: Omit<OnboardingRow, "deletedAt">) => insert.run(row),

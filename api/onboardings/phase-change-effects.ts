@@ -8,7 +8,7 @@ import type { ServiceDeps } from "../deps.ts";
  * launch automations. A test key changes data but never queues anything outbound.
  */
 export function queuePhaseChangeEffects(
-  deps: Pick<ServiceDeps, "outbox" | "organizations">,
+  deps: Pick<ServiceDeps, "outbox" | "workspaces">,
   actor: Actor,
   before: OnboardingRow,
   after: OnboardingRow,
@@ -37,7 +37,7 @@ export function queuePhaseChangeEffects(
   const launch = { org_id: actor.orgId, onboarding_id: after.id, customer_id: after.customerId, actor: actor.keyName, at };
   deps.outbox.add(actor.orgId, "outbound", "launch.slack_dm", { ...launch, csm_id: after.csmId }, at);
   deps.outbox.add(actor.orgId, "outbound", "launch.calendar_entry", launch, at);
-  if (deps.organizations.launchRecapEnabled(actor.orgId)) {
+  if (deps.workspaces.launchRecapEnabled(actor.orgId)) {
     deps.outbox.add(actor.orgId, "outbound", "launch.recap_email", launch, at);
   }
 }

@@ -43,3 +43,16 @@ export async function retryWhileBusy<T>(attempt: () => T | Promise<T>, options: 
     }
   }
 }
+
+/**
+ * `retryWhileBusy` without its cost when the lock is free (nearly always): the first attempt
+ * runs synchronously and only a busy database turns the call asynchronous.
+ */
+export function tryOrRetryWhileBusy<T>(attempt: () => T, options: BusyRetryOptions): T | Promise<Awaited<T>> {
+  try {
+    return attempt();
+  } catch (error) {
+    if (!isDatabaseBusy(error)) throw error;
+    return retryWhileBusy(attempt, options) as Promise<Awaited<T>>;
+  }
+}

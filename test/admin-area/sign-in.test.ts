@@ -77,7 +77,7 @@ describe("sign-in", () => {
 
   test("every failure gives one generic message", async () => {
     await signedInAdmin(t.app, t.db, "acme", "grace@acme.example", clock);
-    addUser(t.db, clock, { orgSlug: "acme", name: "Member", email: "member@acme.example" });
+    addUser(t.db, clock, { workspaceSlug: "acme", name: "Member", email: "member@acme.example" });
     const client = adminClient(t.app);
     const failures = [
       await client.signIn("grace@acme.example", "wrong password here"),

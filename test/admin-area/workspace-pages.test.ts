@@ -93,7 +93,7 @@ describe("/admin/users", () => {
   });
 
   test("another workspace's users are neither shown nor changed", async () => {
-    const casey = addUser(t.db, t.clock, { orgSlug: "acme", name: "Acme Only", email: "only@acme.example" });
+    const casey = addUser(t.db, t.clock, { workspaceSlug: "acme", name: "Acme Only", email: "only@acme.example" });
     expect((await globex.get("/admin/users")).text).not.toContain("Acme Only");
     expect((await globex.get(`/admin/users/${casey.id}`)).status).toBe(404);
     const page = await globex.get("/admin/users");

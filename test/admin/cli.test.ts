@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -15,30 +15,33 @@ function admin(...args: string[]) {
 }
 
 describe("npm run admin", () => {
-  test("org create and list, with --json", () => {
-    const created = admin("org", "create", "--slug", "acme", "--name", "Acme Inc", "--json");
+  test("workspace create and list, with --json", () => {
+    const created = admin("workspace", "create", "--slug", "acme", "--name", "Acme Inc", "--json");
     expect(created.code).toBe(0);
-    expect(created.json()).toMatchObject({ object: "organization", slug: "acme", name: "Acme Inc" });
+    expect(created.json()).toMatchObject({ object: "workspace", slug: "acme", name: "Acme Inc" });
     expect(created.json().id).toMatch(/^org_/);
+    expect(admin("workspace", "list", "--json").json().data.map((o: { slug: string }) => o.slug)).toEqual(["acme"]);
+    // The older spelling still works.
     expect(admin("org", "list", "--json").json().data.map((o: { slug: string }) => o.slug)).toEqual(["acme"]);
+    expect(admin("key", "list", "--org", "acme", "--json").code).toBe(0);
   });
 
   test("a taken slug fails with the reason on stderr", () => {
-    const again = admin("org", "create", "--slug", "acme", "--name", "Again", "--json");
+    const again = admin("workspace", "create", "--slug", "acme", "--name", "Again", "--json");
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain("already exists");
   });
 
   test("key create shows the secret once; key list never shows it; revoke", () => {
-    const created = admin("key", "create", "--org", "acme", "--name", "crm", "--tier", "paid", "--json").json();
+    const created = admin("key", "create", "--workspace", "acme", "--name", "crm", "--tier", "paid", "--json").json();
     expect(created).toMatchObject({ object: "api_key", name: "crm", mode: "live", rate_limit_tier: "paid" });
     expect(created.key).toMatch(/^svc_[0-9A-Za-z]{40}$/);
     expect(created.prefix).toBe(created.key.slice(0, 12));
-    const test = admin("key", "create", "--org", "acme", "--name", "ci", "--test", "--json").json();
+    const test = admin("key", "create", "--workspace", "acme", "--name", "ci", "--test", "--json").json();
     expect(test.key).toMatch(/^svc_test_/);
     expect(test.mode).toBe("test");
 
-    const list = admin("key", "list", "--org", "acme", "--json");
+    const list = admin("key", "list", "--workspace", "acme", "--json");
     expect(list.stdout).not.toContain(created.key);
     const listed = list.json().data.find((k: { id: string }) => k.id === created.id);
     expect(listed).toMatchObject({ name: "crm", prefix: created.prefix, revoked_at: null, last_used_at: null, request_count: 0 });
@@ -50,16 +53,16 @@ describe("npm run admin", () => {
   });
 
   test("unknown workspaces, keys and commands fail non-zero", () => {
-    expect(admin("key", "list", "--org", "nope", "--json").code).not.toBe(0);
+    expect(admin("key", "list", "--workspace", "nope", "--json").code).not.toBe(0);
     expect(admin("key", "revoke", "--id", "key_nope").code).not.toBe(0);
     expect(admin("frobnicate").code).not.toBe(0);
-    expect(admin("key", "create", "--org", "acme").stderr).toContain("--name is required");
+    expect(admin("key", "create", "--workspace", "acme").stderr).toContain("--name is required");
   });
 });
 
 describe("workspace settings, users and reports", () => {
-  test("org update seals the Slack token and switches the launch recap", () => {
-    const updated = admin("org", "update", "--slug", "acme", "--slack-token", "xoxb-secret-token", "--launch-recap", "on", "--json");
+  test("workspace update seals the Slack token and switches the launch recap", () => {
+    const updated = admin("workspace", "update", "--slug", "acme", "--slack-token", "xoxb-secret-token", "--launch-recap", "on", "--json");
     expect(updated.code).toBe(0);
     expect(updated.json()).toMatchObject({ slug: "acme", launch_recap_enabled: true, slack_token_set: true });
     const { Database } = require("bun:sqlite");
@@ -68,12 +71,37 @@ describe("workspace settings, users and reports", () => {
     db.close();
     expect(stored.t).toStartWith("v1:");
     expect(stored.t).not.toContain("xoxb-secret-token");
-    expect(admin("org", "update", "--slug", "acme", "--launch-recap", "maybe").code).not.toBe(0);
-    expect(admin("org", "update", "--slug", "acme").stderr).toContain("Nothing to update");
+    expect(admin("workspace", "update", "--slug", "acme", "--launch-recap", "maybe").code).not.toBe(0);
+    expect(admin("workspace", "update", "--slug", "acme").stderr).toContain("Nothing to update");
+  });
+
+  test("the Slack token can come from standard input or a file, kept out of the process list", () => {
+    const viaStdin = Bun.spawnSync([process.execPath, "admin/cli.ts", "org", "update", "--slug", "acme", "--slack-token-file", "-", "--json"], {
+      env,
+      stdin: new TextEncoder().encode("xoxb-from-stdin\n"),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(viaStdin.exitCode).toBe(0);
+    expect(viaStdin.stderr.toString()).toBe(""); // no warning: nothing secret was on the command line
+    const file = join(dir, "slack-token.txt");
+    writeFileSync(file, "xoxb-from-file\n");
+    const viaFile = admin("org", "update", "--slug", "acme", "--slack-token-file", file, "--json");
+    expect(viaFile.code).toBe(0);
+    expect(viaFile.json()).toMatchObject({ slack_token_set: true });
+    const { Database } = require("bun:sqlite");
+    const { decryptSecret } = require("../../shared/secrets.ts");
+    const db = new Database(join(dir, "admin.sqlite"));
+    const stored = db.query("SELECT slack_token_encrypted AS t FROM organizations WHERE slug = 'acme'").get() as { t: string };
+    db.close();
+    expect(decryptSecret(env.SECRET_KEY, stored.t)).toBe("xoxb-from-file");
+    expect(admin("org", "update", "--slug", "acme", "--slack-token-file", join(dir, "missing.txt")).stderr).toContain("cannot read --slack-token-file");
+    // The inline form still works, with a warning about ps.
+    expect(admin("org", "update", "--slug", "acme", "--slack-token", "xoxb-inline").stderr).toContain("visible to other users");
   });
 
   test("without SECRET_KEY a Slack token is refused, not stored in clear", () => {
-    const result = Bun.spawnSync([process.execPath, "admin/cli.ts", "org", "update", "--slug", "acme", "--slack-token", "xoxb-x"], {
+    const result = Bun.spawnSync([process.execPath, "admin/cli.ts", "workspace", "update", "--slug", "acme", "--slack-token", "xoxb-x"], {
       env: { ...env, SECRET_KEY: "", DATA_DIR: join(dir, "nowhere") },
       stderr: "pipe",
     });
@@ -82,17 +110,17 @@ describe("workspace settings, users and reports", () => {
   });
 
   test("user add and list", () => {
-    const added = admin("user", "add", "--org", "acme", "--name", "Casey", "--email", "casey@acme.example", "--slack-user-id", "U0CASEY1", "--json").json();
+    const added = admin("user", "add", "--workspace", "acme", "--name", "Casey", "--email", "casey@acme.example", "--slack-user-id", "U0CASEY1", "--json").json();
     expect(added).toMatchObject({ object: "user", name: "Casey", email: "casey@acme.example", slack_user_id: "U0CASEY1" });
     expect(added.id).toMatch(/^usr_/);
-    expect(admin("user", "list", "--org", "acme", "--json").json().data.map((u: { id: string }) => u.id)).toContain(added.id);
-    expect(admin("user", "add", "--org", "acme", "--name", "X", "--email", "nope").code).not.toBe(0);
+    expect(admin("user", "list", "--workspace", "acme", "--json").json().data.map((u: { id: string }) => u.id)).toContain(added.id);
+    expect(admin("user", "add", "--workspace", "acme", "--name", "X", "--email", "nope").code).not.toBe(0);
     expect(added.role).toBe("member");
     expect(added.invite_url).toBeNull();
   });
 
   test("user add --role admin answers with a one-time invite link under PUBLIC_URL; reset-password issues a new one", () => {
-    const added = admin("user", "add", "--org", "acme", "--name", "Ada", "--email", "ada@acme.example", "--role", "admin", "--json");
+    const added = admin("user", "add", "--workspace", "acme", "--name", "Ada", "--email", "ada@acme.example", "--role", "admin", "--json");
     expect(added.code).toBe(0);
     const json = added.json();
     expect(json).toMatchObject({ object: "user", role: "admin", email: "ada@acme.example" });
@@ -104,19 +132,19 @@ describe("workspace settings, users and reports", () => {
     expect(stored.length).toBe(1);
     expect(stored[0]!.token_hash).not.toBe(json.invite_url.split("/").pop());
 
-    const reset = Bun.spawnSync([process.execPath, "admin/cli.ts", "user", "reset-password", "--org", "acme", "--email", "ada@acme.example", "--json"], {
+    const reset = Bun.spawnSync([process.execPath, "admin/cli.ts", "user", "reset-password", "--workspace", "acme", "--email", "ada@acme.example", "--json"], {
       env: { ...env, PUBLIC_URL: "https://onboarding.example" },
       stdout: "pipe",
     });
     const link = JSON.parse(reset.stdout.toString().trim().split("\n").pop()!).invite_url;
     expect(link).toStartWith("https://onboarding.example/admin/invite/");
     expect(link).not.toBe(json.invite_url);
-    expect(admin("user", "reset-password", "--org", "acme", "--email", "casey@acme.example").stderr).toContain("--role admin");
-    expect(admin("user", "add", "--org", "acme", "--name", "Z", "--email", "z@acme.example", "--role", "owner").code).not.toBe(0);
+    expect(admin("user", "reset-password", "--workspace", "acme", "--email", "casey@acme.example").stderr).toContain("--role admin");
+    expect(admin("user", "add", "--workspace", "acme", "--name", "Z", "--email", "z@acme.example", "--role", "owner").code).not.toBe(0);
   });
 
   test("timeline and effects lists answer for a workspace, and refuse unknown references", () => {
-    expect(admin("effects", "list", "--org", "acme", "--json").json()).toEqual({ object: "list", data: [] });
-    expect(admin("timeline", "list", "--org", "acme", "--customer", "1", "--json").stderr).toContain("No customer '1'");
+    expect(admin("effects", "list", "--workspace", "acme", "--json").json()).toEqual({ object: "list", data: [] });
+    expect(admin("timeline", "list", "--workspace", "acme", "--customer", "1", "--json").stderr).toContain("No customer '1'");
   });
 });

@@ -37,7 +37,7 @@ describe.skipIf(!server)("npm run admin -- db copy --to postgres://…", () => {
       await t.call("PATCH", `/api/v1/onboardings/${onboarding.id}`, { body: { phase: "launch", waiting_on_customer: true } });
     }
     await t.call("DELETE", "/api/v1/customers/1");
-    const user = addUser(t.db, systemClock, { orgSlug: "acme", name: "Casey", email: "casey@acme.example", role: "admin" });
+    const user = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Casey", email: "casey@acme.example", role: "admin" });
     issueInvite(t.db, systemClock, user, "http://127.0.0.1:3000");
     await t.shutdownApp(); // writes key usage; the database stays open
   });

@@ -166,7 +166,7 @@ describe("the admin area in a browser", () => {
   test(
     "users, settings, deliveries, activity and audit pages",
     async () => {
-      addUser(t.db, clock, { orgSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "U0CASEY1" });
+      addUser(t.db, clock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "U0CASEY1" });
       await page.goto(`${base}/admin/users`);
       await page.getByLabel("Name", { exact: true }).fill("Second Admin");
       await page.getByLabel("E-mail").fill("second@acme.example");

@@ -10,6 +10,7 @@ import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../s
 let h: SideEffectsHarness | undefined;
 const redisServers: PrivateRedis[] = [];
 afterEach(async () => {
+  // The harness was opened after the first Redis: it closes first.
   await h?.close();
   h = undefined;
   for (const server of redisServers.splice(0).reverse()) await server.stop().catch(() => {});

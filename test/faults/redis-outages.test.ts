@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { Redis } from "ioredis";
 import { startPrivateRedis, type PrivateRedis } from "../../scripts/private-redis.ts";
 import { startApiProcess, fetchWithin, type ApiProcess } from "../support/api-process.ts";
 import { exitWithin, startProcess } from "../support/processes.ts";
@@ -85,6 +86,21 @@ describe("Redis faults, against the real API process", () => {
     expect(await metric(api, "outbox_relay_waiting_for_redis")).toBe(0);
     await waitFor(() => api.logged("redis connection restored").length === 1, "the recovery logged once");
     expect(api.logged("outbox relay resumed: Redis answers again")).toHaveLength(1);
+  });
+
+  test("a Redis that may evict keys is named at start-up (BullMQ needs maxmemory-policy noeviction)", async () => {
+    const redis = await startPrivateRedis();
+    started.redis.push(redis);
+    const client = new Redis(redis.url);
+    await client.config("SET", "maxmemory-policy", "allkeys-lru");
+    client.disconnect();
+    started.api = await startApiProcess({ redisUrl: redis.url });
+    const api = started.api;
+    const warned = await waitFor(
+      () => api.logged("Redis may evict queued jobs: set maxmemory-policy to noeviction (CONFIG SET maxmemory-policy noeviction)")[0],
+      "the eviction warning",
+    );
+    expect(warned).toMatchObject({ level: "warn", maxmemory_policy: "allkeys-lru" });
   });
 
   test("SIGTERM with Redis away: the API and the worker exit without waiting out their drain deadline", async () => {

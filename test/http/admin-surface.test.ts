@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
 import { createApp } from "../../api/app.ts";
+import { DEFAULT_RATE_LIMITS } from "../../api/limits/request-limits.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { createTestApp, freshDatabase, testRedisUrl, uniquePrefix, type TestApp } from "../support/test-app.ts";
@@ -39,6 +40,26 @@ describe("admin surface", () => {
     expect((await get("/metrics", "Bearer wrong")).status).toBe(401);
     expect((await get("/metrics", `Bearer ${ADMIN_TOKEN}`)).status).toBe(200);
     expect((await get("/metrics", `Basic ${btoa(`admin:${ADMIN_TOKEN}`)}`)).status).toBe(200);
+  });
+
+  test("wrong admin tokens are limited per address; the right token is still accepted from it", async () => {
+    const limited = await createApp({
+      db: database.db,
+      redis,
+      clock: systemClock,
+      logger: silentLogger,
+      publicUrl: "http://x",
+      redisPrefix: uniquePrefix("admin-limit"),
+      adminToken: ADMIN_TOKEN,
+      rateLimits: { ...DEFAULT_RATE_LIMITS, failedAdminPerAddress: 3 },
+    });
+    const call = (authorization: string) => limited.app.handle(new Request("http://localhost/metrics", { headers: { authorization } }));
+    for (let i = 0; i < 3; i++) expect((await call(`Bearer wrong-token-${i}`)).status).toBe(401);
+    const refused = await call("Bearer wrong-token-again");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect((await call(`Bearer ${ADMIN_TOKEN}`)).status).toBe(200);
+    await limited.close();
   });
 
   test("metrics cover requests, queue depths, the outbox backlog, deliveries and the limiter", async () => {

@@ -16,7 +16,7 @@ describe("protocol errors", () => {
   test("a wrong method on a known path is 405 with Allow", async () => {
     const response = await t.call("PUT", "/api/v1/customers");
     expectError(response, 405, "method_not_allowed");
-    expect(response.headers.get("allow")).toBe("GET, POST");
+    expect(response.headers.get("allow")).toBe("GET, POST, OPTIONS");
     expectError(await t.call("POST", "/api/v1/onboardings/12"), 405, "method_not_allowed");
   });
 

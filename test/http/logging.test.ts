@@ -42,4 +42,13 @@ describe("request logs", () => {
     expect(all.toLowerCase()).not.toContain("authorization");
     expect(all).not.toContain("Bearer");
   });
+
+  test("secret-bearing fields are dropped even when a caller passes them by mistake", () => {
+    const out: string[] = [];
+    const logger = createLogger("info", {}, (line) => out.push(line)).child({ request_id: "req_x" });
+    logger.warn("careless", { authorization: "Bearer svc_secret", key: "svc_secret", nested: { token: "xoxb-secret", kept: 1 } });
+    const record = JSON.parse(out[0]!);
+    expect(record).toMatchObject({ level: "warn", msg: "careless", request_id: "req_x", nested: { kept: 1 } });
+    expect(out[0]).not.toContain("secret");
+  });
 });

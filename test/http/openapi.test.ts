@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { openApiPath } from "../../api/http/route.ts";
-import { ErrorObject } from "../../api/common.schema.ts";
+import { ErrorObject } from "../../api/http/error.schema.ts";
 import { createTestApp, type TestApp } from "../support/test-app.ts";
 
 let t: TestApp;
@@ -15,6 +15,10 @@ afterAll(() => t.close());
 describe("OpenAPI document", () => {
   test("is OpenAPI 3.1 and served without a key", () => {
     expect(doc.openapi).toBe("3.1.0");
+    expect(doc.servers).toEqual([{ url: "http://127.0.0.1:3000", description: "This server" }]); // the app's publicUrl
+    // Every absolute link in the document starts at the public URL.
+    const links = JSON.stringify(doc).match(/https?:\/\/[^"\s)]+/g) ?? [];
+    expect(links.filter((l) => !l.startsWith("http://127.0.0.1:3000"))).toEqual([]);
   });
 
   test("documents every route, with its success and error responses", () => {
@@ -35,8 +39,10 @@ describe("OpenAPI document", () => {
       }
       if (route.idempotent) expect(operation.parameters.map((p: { name: string }) => p.name)).toContain("Idempotency-Key");
     }
-    const documentedOperations = Object.values(doc.paths).flatMap((p: any) => Object.keys(p)).length;
+    const documentedOperations = Object.values(doc.paths).flatMap((p: any) => Object.keys(p).filter((m) => m !== "options")).length;
     expect(documentedOperations).toBe(t.routes.length);
+    // Every path also documents OPTIONS (204 with Allow).
+    for (const path of Object.values(doc.paths) as any[]) expect(path.options.responses["204"].headers.Allow.required).toBe(true);
   });
 
   test("every example matches the schema it illustrates", () => {

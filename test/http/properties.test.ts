@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from "../support/test-app.ts";
 
 /**
  * Random requests against every route: bodies, queries, references and headers. Whatever
- * arrives, the answer is never a 5xx, every error has the contract's shape with a status
+ * arrives, the answer is never a 5xx, every error has the documented shape with a status
  * that matches its code, and a refused request changes no data.
  */
 let t: TestApp;

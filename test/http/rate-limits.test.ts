@@ -16,7 +16,7 @@ afterAll(async () => {
 async function appWithDefaultKey(options: Parameters<typeof createTestApp>[0] = {}) {
   const t = await createTestApp(options);
   opened.push(t);
-  const { key } = createApiKey(t.db, systemClock, { orgSlug: "acme", name: "default-tier", mode: "live", tier: "default" });
+  const { key } = createApiKey(t.db, systemClock, { workspaceSlug: "acme", name: "default-tier", mode: "live", tier: "default" });
   return { t, key };
 }
 
@@ -41,6 +41,24 @@ describe("rate limits", () => {
     const paid = await t.call("GET", "/api/v1/me", { key: t.keys.test });
     expect(paid.status).toBe(200);
     expect(paid.headers.get("x-ratelimit-limit")).toBe("600");
+  });
+
+  test("100 concurrent requests on a fresh paid key are all served, and the key is not locked afterwards", async () => {
+    const t = await createTestApp();
+    opened.push(t);
+    const { key } = createApiKey(t.db, systemClock, { workspaceSlug: "acme", name: "burst", mode: "live", tier: "paid" });
+    const burst = await Promise.all(Array.from({ length: 100 }, () => t.call("GET", "/api/v1/me", { key })));
+    expect(burst.map((r) => r.status)).toEqual(Array(100).fill(200));
+    const remaining = burst.map((r) => Number(r.headers.get("x-ratelimit-remaining")));
+    expect(Math.min(...remaining)).toBeGreaterThanOrEqual(600 - 100 - 9); // at most one lease's worth claimed ahead
+    expect((await t.call("GET", "/api/v1/me", { key })).status).toBe(200);
+  });
+
+  test("100 concurrent requests on a default key: exactly 60 served, the rest refused", async () => {
+    const { t, key } = await appWithDefaultKey();
+    const burst = await Promise.all(Array.from({ length: 100 }, () => t.call("GET", "/api/v1/me", { key })));
+    expect(burst.filter((r) => r.status === 200)).toHaveLength(60);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(40);
   });
 
   test("two API instances on one Redis share one bucket", async () => {

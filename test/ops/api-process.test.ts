@@ -6,12 +6,12 @@ import { freePort } from "../../scripts/private-redis.ts";
 import { exitWithin, startProcess } from "../support/processes.ts";
 import { freshDatabase, testRedisUrl, uniquePrefix } from "../support/test-app.ts";
 import { systemClock } from "../../shared/clock.ts";
-import { createApiKey, createOrganization } from "../../shared/workspaces.ts";
+import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 
 /** The real entry point over real HTTP: what a client of `npm start` meets. */
 const database = freshDatabase();
-createOrganization(database.db, systemClock, { slug: "acme", name: "Acme" });
-const { key } = createApiKey(database.db, systemClock, { orgSlug: "acme", name: "http-client", mode: "live", tier: "paid" });
+createWorkspace(database.db, systemClock, { slug: "acme", name: "Acme" });
+const { key } = createApiKey(database.db, systemClock, { workspaceSlug: "acme", name: "http-client", mode: "live", tier: "paid" });
 const prefix = uniquePrefix("proc");
 const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
 afterAll(async () => {
@@ -33,11 +33,12 @@ describe("the API process", () => {
     const base = `http://127.0.0.1:${port}/api/v1`;
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      const up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-      if (up) break;
-      await Bun.sleep(50);
+    let up = false;
+    while (!up && Date.now() < deadline) {
+      up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+      if (!up) await Bun.sleep(50);
     }
+    expect(up ? "up" : "the API did not answer /health within 10 s").toBe("up");
 
     const customer = await fetch(`${base}/customers`, { method: "POST", headers, body: JSON.stringify({ name: "Over HTTP" }) });
     expect(customer.status).toBe(201);

@@ -27,15 +27,56 @@ describe("deployment files", () => {
       expect(Number.parseInt(service.stop_grace_period, 10)).toBeGreaterThanOrEqual(10);
     }
     expect(compose.services.api.healthcheck.test.join(" ")).toContain("/api/v1/health");
+    expect(new URL(compose.services.api.environment.PUBLIC_URL).hostname).not.toBe("0.0.0.0");
     expect(compose.services.worker.depends_on.api.condition).toBe("service_healthy");
     expect(Object.keys(compose.volumes).sort()).toEqual(["data", "redis-data"]);
   });
 
   test("the Dockerfile installs with npm alone and runs the API by default", () => {
-    const dockerfile = readFileSync("Dockerfile", "utf8");
-    expect(dockerfile).toMatch(/^FROM node:/m);
-    expect(dockerfile).toContain("npm ci --include=dev"); // Bun is a devDependency; NODE_ENV=production would drop it
-    expect(dockerfile).toContain('CMD ["npm", "run", "start:api"]');
-    expect(dockerfile).toContain("COPY shims ./shims"); // the lock file's override needs it before npm ci
+    const steps = parseDockerfile(readFileSync("Dockerfile", "utf8"));
+    const kinds = steps.map((s) => s.instruction);
+    expect(steps[0]).toMatchObject({ instruction: "FROM" });
+    expect(steps[0]!.args).toMatch(/^node:\d+/);
+    const install = steps.findIndex((s) => s.instruction === "RUN" && /(^|&&\s*)npm ci\b/.test(s.args));
+    expect(install).toBeGreaterThan(0);
+    // Bun is a devDependency; NODE_ENV=production would drop it without --include=dev.
+    expect(steps[install]!.args.split(/\s+/)).toContain("--include=dev");
+    // The lock file's override points into shims/: it must be there before npm ci.
+    const copies = steps.map((s, i) => ({ ...s, i })).filter((s) => s.instruction === "COPY");
+    const shims = copies.find((c) => c.args.split(/\s+/)[0] === "shims");
+    expect(shims && shims.i < install).toBe(true);
+    const env = Object.assign({}, ...steps.filter((s) => s.instruction === "ENV").map((s) => envPairs(s.args)));
+    expect(env).toMatchObject({ HOST: "0.0.0.0", DATA_DIR: "/data" });
+    const cmd = steps.filter((s) => s.instruction === "CMD").at(-1)!;
+    expect(JSON.parse(cmd.args)).toEqual(["npm", "run", "start:api"]);
+    expect(kinds.filter((k) => k === "CMD")).toHaveLength(1);
+    expect(steps.find((s) => s.instruction === "VOLUME")?.args).toContain("/data");
   });
 });
+
+/** Instructions of a Dockerfile: comments dropped, continuation lines joined. */
+function parseDockerfile(text: string): { instruction: string; args: string }[] {
+  const logical: string[] = [];
+  let current = "";
+  for (const line of text.split("\n")) {
+    if (/^\s*#/.test(line)) continue;
+    if (line.endsWith("\\")) {
+      current += line.slice(0, -1) + " ";
+      continue;
+    }
+    current += line;
+    if (current.trim() !== "") logical.push(current.trim());
+    current = "";
+  }
+  return logical.map((line) => {
+    const [instruction, ...rest] = line.split(/\s+/);
+    return { instruction: instruction!.toUpperCase(), args: line.slice(instruction!.length).trim() };
+  });
+}
+
+/** `ENV A=1 B="two words"` */
+function envPairs(args: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const match of args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("([^"]*)"|\S*)/g)) out[match[1]!] = match[3] ?? match[2]!;
+  return out;
+}

@@ -78,10 +78,10 @@ function nonceOf(page: string): Record<string, string> {
 export const invitePath = (url: string) => new URL(url).pathname;
 
 /** An administrator added the way the operator's `user add --role admin` does, with their invite link. */
-export function inviteAdmin(db: Db, orgSlug: string, email: string, options: { name?: string; clock?: Clock; publicUrl?: string } = {}) {
+export function inviteAdmin(db: Db, workspaceSlug: string, email: string, options: { name?: string; clock?: Clock; publicUrl?: string } = {}) {
   const clock = options.clock ?? systemClock;
   return writeTransaction(db, () => {
-    const user = addUser(db, clock, { orgSlug, name: options.name ?? email.split("@")[0]!, email, role: "admin" });
+    const user = addUser(db, clock, { workspaceSlug, name: options.name ?? email.split("@")[0]!, email, role: "admin" });
     return { user, invite: issueInvite(db, clock, user, options.publicUrl ?? "http://127.0.0.1:3000") };
   });
 }
@@ -89,8 +89,8 @@ export function inviteAdmin(db: Db, orgSlug: string, email: string, options: { n
 export const PASSWORD = "correct horse battery staple";
 
 /** Invites an administrator, sets their password through the page and signs them in. */
-export async function signedInAdmin(app: Handler, db: Db, orgSlug: string, email: string, clock?: Clock) {
-  const { user, invite } = inviteAdmin(db, orgSlug, email, { clock });
+export async function signedInAdmin(app: Handler, db: Db, workspaceSlug: string, email: string, clock?: Clock) {
+  const { user, invite } = inviteAdmin(db, workspaceSlug, email, { clock });
   const client = adminClient(app);
   const set = await client.post(invitePath(invite.url), { password: PASSWORD });
   if (set.status !== 303) throw new Error(`setting the password answered ${set.status}: ${set.text}`);

@@ -1,6 +1,6 @@
 import { freePort } from "../../scripts/private-redis.ts";
 import { systemClock } from "../../shared/clock.ts";
-import { createApiKey, createOrganization } from "../../shared/workspaces.ts";
+import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 import { exitWithin, startProcess } from "./processes.ts";
 import { freshDatabase, testRedisUrl, uniquePrefix } from "./test-app.ts";
 
@@ -11,8 +11,8 @@ import { freshDatabase, testRedisUrl, uniquePrefix } from "./test-app.ts";
  */
 export async function startApiProcess(options: { env?: Record<string, string>; redisUrl?: string; waitUntilUp?: boolean } = {}) {
   const database = freshDatabase();
-  createOrganization(database.db, systemClock, { slug: "acme", name: "Acme" });
-  const { key } = createApiKey(database.db, systemClock, { orgSlug: "acme", name: "fault-client", mode: "live", tier: "paid" });
+  createWorkspace(database.db, systemClock, { slug: "acme", name: "Acme" });
+  const { key } = createApiKey(database.db, systemClock, { workspaceSlug: "acme", name: "fault-client", mode: "live", tier: "paid" });
   const port = await freePort();
   const prefix = uniquePrefix("api");
   const child = startProcess("api/main.ts", {

@@ -19,3 +19,25 @@ export async function exitWithin(child: Subprocess, ms: number): Promise<number>
   }
   return result;
 }
+
+/**
+ * Collects a child's output until `pattern` appears; throws with everything read so far when
+ * it has not appeared within `ms` (or the stream ended first).
+ */
+export async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp, ms: number, seen = { text: "" }): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  const deadline = Date.now() + ms;
+  try {
+    while (!pattern.test(seen.text)) {
+      const left = deadline - Date.now();
+      const next = await Promise.race([reader.read(), Bun.sleep(Math.max(left, 0)).then(() => "timeout" as const)]);
+      if (next === "timeout") throw new Error(`no ${pattern} within ${ms} ms; output so far:\n${seen.text}`);
+      if (next.done) throw new Error(`output ended before ${pattern}; output:\n${seen.text}`);
+      seen.text += decoder.decode(next.value, { stream: true });
+    }
+    return seen.text;
+  } finally {
+    reader.releaseLock();
+  }
+}

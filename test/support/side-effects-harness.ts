@@ -49,8 +49,8 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
   apiRedis.on("error", () => {});
   await new Promise((resolve) => apiRedis.once("ready", resolve));
   const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis, app: { outboxReconcileAfterMs: options.outboxReconcileAfterMs } });
-  const csm = addUser(t.db, systemClock, { orgSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" });
-  const noSlack = addUser(t.db, systemClock, { orgSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" });
+  const csm = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" });
+  const noSlack = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" });
 
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   connection.on("error", () => {});
@@ -101,14 +101,15 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
       }
       return true;
     },
+    /** In reverse order of creation: nothing is closed while something opened after it still uses it. */
     async close() {
       await worker?.close(2000);
-      await t.close();
       connection.disconnect();
+      await t.close();
       apiRedis.disconnect();
-      slack.stop();
-      await smtp.stop();
       rmSync(mailDir, { recursive: true, force: true });
+      await smtp.stop();
+      slack.stop();
     },
   };
 }

@@ -10,7 +10,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from "../../api/limits/re
 import { ManualClock, systemClock, type Clock } from "../../shared/clock.ts";
 import { openDatabase, type Db } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logger.ts";
-import { createApiKey, createOrganization, revokeApiKey } from "../../shared/workspaces.ts";
+import { createApiKey, createWorkspace, revokeApiKey } from "../../shared/workspaces.ts";
 
 export { ManualClock };
 
@@ -97,10 +97,10 @@ export async function createTestApp(
   });
   if (!options.redis) await waitUntilReady(redis);
 
-  createOrganization(db, systemClock, { slug: "acme", name: "Acme" });
-  createOrganization(db, systemClock, { slug: "globex", name: "Globex" });
-  const key = (orgSlug: string, name: string, mode: "live" | "test" = "live") =>
-    createApiKey(db, systemClock, { orgSlug, name, mode, tier: "paid" });
+  createWorkspace(db, systemClock, { slug: "acme", name: "Acme" });
+  createWorkspace(db, systemClock, { slug: "globex", name: "Globex" });
+  const key = (workspaceSlug: string, name: string, mode: "live" | "test" = "live") =>
+    createApiKey(db, systemClock, { workspaceSlug, name, mode, tier: "paid" });
   const live = key("acme", "crm-sync");
   const test = key("acme", "ci-suite", "test");
   const revoked = key("acme", "old-key");
@@ -154,7 +154,7 @@ export function expectSchema(schema: TSchema, value: unknown): void {
   expect(first ? `${first.path}: ${first.message}` : "ok").toBe("ok");
 }
 
-/** Asserts the contract's error shape and code. */
+/** Asserts the documented error shape and code. */
 export function expectError(response: TestResponse, status: number, code: string, field?: string): void {
   expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
   expect(typeof response.body.error.type).toBe("string");

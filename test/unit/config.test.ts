@@ -28,9 +28,13 @@ describe("configuration", () => {
     });
   });
 
-  test("PUBLIC_URL defaults to http://HOST:PORT and loses a trailing slash", () => {
-    expect(loadConfig({ HOST: "0.0.0.0", PORT: "8080" }).publicUrl).toBe("http://0.0.0.0:8080");
-    expect(loadConfig({ PUBLIC_URL: "https://onboarding.example/" }).publicUrl).toBe("https://onboarding.example");
+  test("PUBLIC_URL: given, derived from HOST and PORT, never a wildcard address", () => {
+    expect(loadConfig({ PUBLIC_URL: "https://onboarding.example.com/" }).publicUrl).toBe("https://onboarding.example.com");
+    expect(loadConfig({ HOST: "127.0.0.2", PORT: "8080" }).publicUrl).toBe("http://127.0.0.2:8080");
+    expect(loadConfig({ HOST: "0.0.0.0" }).publicUrl).toBe("http://127.0.0.1:3000");
+    expect(loadConfig({ HOST: "::1" }).publicUrl).toBe("http://[::1]:3000");
+    expect(() => loadConfig({ PUBLIC_URL: "onboarding.example.com" })).toThrow(/^PUBLIC_URL/);
+    expect(() => loadConfig({ PUBLIC_URL: "ftp://x" })).toThrow(/^PUBLIC_URL/);
   });
 
   test("a bad value names its variable", () => {

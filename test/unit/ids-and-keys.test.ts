@@ -12,6 +12,11 @@ describe("ids", () => {
     expect(a < b).toBe(true);
     expect(new Set(Array.from({ length: 1000 }, () => newId("onb"))).size).toBe(1000);
   });
+
+  test("strictly increasing within one millisecond", () => {
+    const ids = Array.from({ length: 5000 }, () => newId("onb"));
+    expect(ids.every((id, i) => i === 0 || ids[i - 1]! < id)).toBe(true);
+  });
 });
 
 describe("API keys", () => {

@@ -4,12 +4,19 @@ import { exitWithin, startProcess } from "../support/processes.ts";
 import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../support/side-effects-harness.ts";
 
 let h: SideEffectsHarness | undefined;
+/** Everything a test opened, closed last-opened first, so nothing is closed under something still using it. */
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
-  await h?.close();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   h = undefined;
-  for (const cleanup of cleanups.splice(0)) await cleanup();
 });
+
+/** Creates the harness and puts its close on the cleanup stack. */
+async function harness(options: Parameters<typeof createSideEffectsHarness>[0] = {}) {
+  const created = await createSideEffectsHarness(options);
+  cleanups.push(() => created.close());
+  return created;
+}
 
 async function launchable(harness: SideEffectsHarness) {
   const customer = (await harness.t.call("POST", "/api/v1/customers", { body: { name: "Initech" } })).body;
@@ -31,19 +38,28 @@ const workerEnv = (harness: SideEffectsHarness, extra: Record<string, string> = 
   ...extra,
 });
 
+/**
+ * A launch whose DM reached Slack while the worker process posting it never heard back, and
+ * was then killed with SIGKILL: the state a retry must not turn into a second DM.
+ */
+async function launchWithWorkerKilledMidDm(harness: SideEffectsHarness): Promise<string> {
+  const launch = await launchable(harness);
+  harness.slack.hangPosts();
+  const child = startProcess("worker/main.ts", workerEnv(harness, { WORKER_LOCK_SECONDS: "1", REMINDER_SCAN_SECONDS: "3600" }));
+  cleanups.push(() => child.kill("SIGKILL"));
+  const posted = harness.slack.nextPost();
+  const id = await launch();
+  await posted; // Slack has the message; the worker is waiting for the answer
+  child.kill("SIGKILL");
+  await child.exited;
+  harness.slack.releaseHangs();
+  return id;
+}
+
 describe("crashes and outages", () => {
   test("a worker killed with SIGKILL mid-DM, then 450 other messages in that conversation: the retry still finds its DM, which is sent once", async () => {
-    h = await createSideEffectsHarness({ startWorker: false, lockDurationMs: 1000 });
-    const launch = await launchable(h);
-    h.slack.hangPosts();
-    const child = startProcess("worker/main.ts", workerEnv(h, { WORKER_LOCK_SECONDS: "1", REMINDER_SCAN_SECONDS: "3600" }));
-    cleanups.push(() => child.kill("SIGKILL"));
-    const posted = h.slack.nextPost();
-    const id = await launch();
-    await posted; // Slack has the message; the worker is waiting for the answer
-    child.kill("SIGKILL");
-    await child.exited;
-    h.slack.releaseHangs();
+    h = await harness({ startWorker: false, lockDurationMs: 1000 });
+    const id = await launchWithWorkerKilledMidDm(h);
     // More than two pages of history arrive before the retry: the earlier DM is far from the newest 100.
     h.slack.chatter("DUCSM1", 450);
 
@@ -56,17 +72,8 @@ describe("crashes and outages", () => {
   });
 
   test("when Slack's history cannot be read, a retry that may follow a post says so and does not post again", async () => {
-    h = await createSideEffectsHarness({ startWorker: false, lockDurationMs: 1000 });
-    const launch = await launchable(h);
-    h.slack.hangPosts();
-    const child = startProcess("worker/main.ts", workerEnv(h, { WORKER_LOCK_SECONDS: "1", REMINDER_SCAN_SECONDS: "3600" }));
-    cleanups.push(() => child.kill("SIGKILL"));
-    const posted = h.slack.nextPost();
-    const id = await launch();
-    await posted;
-    child.kill("SIGKILL");
-    await child.exited;
-    h.slack.releaseHangs();
+    h = await harness({ startWorker: false, lockDurationMs: 1000 });
+    const id = await launchWithWorkerKilledMidDm(h);
     h.slack.failNext("conversations.history", "missing_scope");
 
     const rescuer = h.startWorker();
@@ -78,7 +85,7 @@ describe("crashes and outages", () => {
   });
 
   test("a DM that failed before reaching Slack is retried without a history search", async () => {
-    h = await createSideEffectsHarness();
+    h = await harness();
     const launch = await launchable(h);
     h.slack.failNext("conversations.open", "ratelimited", 429);
     const id = await launch();
@@ -94,7 +101,7 @@ describe("crashes and outages", () => {
       await restarted?.stop();
       await redis.stop().catch(() => {});
     });
-    h = await createSideEffectsHarness({ redisUrl: redis.url });
+    h = await harness({ redisUrl: redis.url });
     const launch = await launchable(h);
     const before = await launch();
     await waitFor(() => h!.settled(), "the first launch");
@@ -127,7 +134,7 @@ describe("crashes and outages", () => {
   });
 
   test("SIGTERM lets the worker finish its active job before it exits", async () => {
-    h = await createSideEffectsHarness({ startWorker: false });
+    h = await harness({ startWorker: false });
     const launch = await launchable(h);
     h.slack.delayPosts(1500);
     const child = startProcess("worker/main.ts", workerEnv(h, { REMINDER_SCAN_SECONDS: "3600" }));

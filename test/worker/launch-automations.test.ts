@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { systemClock } from "../../shared/clock.ts";
+import { addUser } from "../../shared/workspaces.ts";
 import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../support/side-effects-harness.ts";
 
 let h: SideEffectsHarness;
@@ -21,9 +23,12 @@ async function launch(key: string, csmId: string | null) {
 
 describe("launch automations", () => {
   test("a live key's launch sends exactly one DM, one calendar entry and one draft", async () => {
+    const sentBefore = h.slack.messages.length;
     const id = await launch(h.t.keys.live, h.users.csm);
-    expect(h.slack.messages.filter((m) => m.text.includes("Globex"))).toHaveLength(1);
-    expect(h.slack.messages[0]!.channel).toBe("DUCSM1");
+    const sent = h.slack.messages.slice(sentBefore);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.channel).toBe("DUCSM1");
+    expect(sent[0]!.text).toContain("Globex");
     expect(h.query("SELECT kind, title FROM calendar_entries WHERE onboarding_id = ?", id)).toEqual([
       { kind: "launch", title: expect.stringContaining("Launch: Globex") },
     ]);
@@ -74,8 +79,9 @@ describe("launch automations", () => {
   });
 
   test("an unknown Slack user fails permanently; a transient Slack error is retried", async () => {
-    h.t.db.$client.run("UPDATE users SET slack_user_id = 'UGONE' WHERE id = ?", [h.users.noSlack]);
-    const gone = await launch(h.t.keys.live, h.users.noSlack);
+    // A user of its own: the other tests' users stay as they are, whatever the order.
+    const departed = addUser(h.t.db, systemClock, { workspaceSlug: "acme", name: "Departed", email: "departed@acme.example", slackUserId: "UGONE" });
+    const gone = await launch(h.t.keys.live, departed.id);
     expect(h.deliveries(gone).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1, detail: "Slack refused: user_not_found" });
 
     h.slack.failNext("chat.postMessage", "internal_error", 500);

@@ -2,8 +2,8 @@ import { writeTransaction } from "../../shared/db/client.ts";
 import { createOutboxWriter } from "../../shared/db/outbox-writer.store.ts";
 import type { Mailer } from "../mailer.ts";
 import { createOutboundStore } from "../outbound.store.ts";
+import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
 import { directMessageOutcome } from "../slack.ts";
-import { csmSlackUser, type OutboundDeps } from "./launch-automations.ts";
 import type { QueueHandlers } from "./types.ts";
 
 const DAY_MICROS = 86_400 * 1_000_000;

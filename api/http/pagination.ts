@@ -1,27 +1,6 @@
 import { Type, type TSchema } from "@sinclair/typebox";
-import { DateTime, Nullable, StringEnum } from "./http/schema-kit.ts";
-import { ERROR_CODES } from "../shared/errors.ts";
-import { formatMicros, parseDateTimeMicros } from "../shared/clock.ts";
-
-export const ErrorObject = Type.Object(
-  {
-    error: Type.Object({
-      type: StringEnum([
-        "invalid_request_error",
-        "authentication_error",
-        "permission_error",
-        "rate_limit_error",
-        "not_found",
-        "conflict",
-        "internal_error",
-      ]),
-      code: StringEnum(ERROR_CODES),
-      message: Type.String(),
-      field: Type.Optional(Type.String({ description: "The input at fault, dotted for nested fields." })),
-    }),
-  },
-  { $id: "Error", description: "Every error response has this shape." },
-);
+import { formatMicros, parseDateTimeMicros } from "../../shared/clock.ts";
+import { DateTime, Nullable } from "./schema-kit.ts";
 
 export const PAGE_LIMIT_DEFAULT = 20;
 
@@ -51,16 +30,6 @@ export const ListOf = <T extends TSchema>(item: T, id: string) =>
     { $id: id },
   );
 
-export const Deleted = <K extends string>(object: K, idExample: string) =>
-  Type.Object(
-    {
-      object: Type.Literal(object),
-      id: Type.String({ examples: [idExample] }),
-      deleted: Type.Literal(true),
-    },
-    { $id: `Deleted${object[0]!.toUpperCase()}${object.slice(1)}` },
-  );
-
 export interface ListPage<T> {
   object: "list";
   data: T[];
@@ -84,11 +53,3 @@ export function toPage<R extends { createdAt: number }, T>(rows: R[], limit: num
     next_cursor: last ? formatMicros(last.createdAt) : null,
   };
 }
-
-export const refParam = (what: string, example: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: 255,
-    description: `The ${what}'s \`id\` or its \`display_id\` (digits only).`,
-    examples: [example],
-  });

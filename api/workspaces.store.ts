@@ -3,7 +3,7 @@ import type { Db } from "../shared/db/client.ts";
 import { organizations } from "../shared/db/schema.ts";
 
 /** Workspace settings the API consults (rarely: only when an onboarding enters `launch`). */
-export function createOrganizationStore(db: Db) {
+export function createWorkspaceStore(db: Db) {
   const settings = db
     .select({ launchRecapEnabled: organizations.launchRecapEnabled })
     .from(organizations)
@@ -14,4 +14,4 @@ export function createOrganizationStore(db: Db) {
   };
 }
 
-export type OrganizationStore = ReturnType<typeof createOrganizationStore>;
+export type WorkspaceStore = ReturnType<typeof createWorkspaceStore>;
