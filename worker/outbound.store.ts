@@ -1,5 +1,6 @@
 import { and, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../shared/db/client.ts";
+import { col as c } from "../shared/db/raw-select.ts";
 import { calendarEntries, emailDrafts, onboardings, reminderMarks } from "../shared/db/schema.ts";
 
 const p = sql.placeholder;
@@ -17,16 +18,17 @@ export interface Waiting {
 
 /** The `outbound` queue's own records (calendar entries, drafts) and the reminder scan's reads and marks. */
 export function createOutboundStore(db: Db) {
-  const calendar = db
-    .insert(calendarEntries)
-    .values({ source: p("source"), orgId: p("orgId"), customerId: p("customerId"), onboardingId: p("onboardingId"), kind: "launch", title: p("title"), at: p("at") })
-    .onConflictDoNothing({ target: calendarEntries.source })
-    .prepare();
-  const draft = db
-    .insert(emailDrafts)
-    .values({ source: p("source"), orgId: p("orgId"), onboardingId: p("onboardingId"), toAddress: p("to"), subject: p("subject"), raw: p("raw"), createdAt: p("now") })
-    .onConflictDoNothing({ target: emailDrafts.source })
-    .prepare();
+  const sqlite = db.$client;
+  const ce = calendarEntries;
+  const calendar = sqlite.prepare(
+    `INSERT INTO "calendar_entries" (${[ce.source, ce.orgId, ce.customerId, ce.onboardingId, ce.kind, ce.title, ce.at].map(c).join(", ")})
+     VALUES ($source, $orgId, $customerId, $onboardingId, 'launch', $title, $at) ON CONFLICT(${c(ce.source)}) DO NOTHING`,
+  );
+  const ed = emailDrafts;
+  const draft = sqlite.prepare(
+    `INSERT INTO "email_drafts" (${[ed.source, ed.orgId, ed.onboardingId, ed.toAddress, ed.subject, ed.raw, ed.createdAt].map(c).join(", ")})
+     VALUES ($source, $orgId, $onboardingId, $to, $subject, $raw, $now) ON CONFLICT(${c(ed.source)}) DO NOTHING`,
+  );
   const o = onboardings;
   // Served by onboardings_waiting_idx (waiting_on_customer AND deleted_at IS NULL).
   const waiting = db
@@ -56,12 +58,10 @@ export function createOutboundStore(db: Db) {
     .from(reminderMarks)
     .where(and(eq(reminderMarks.onboardingId, p("onboardingId")), eq(reminderMarks.period, p("period"))))
     .prepare();
-  const mark = db
-    .insert(reminderMarks)
-    .values({ onboardingId: p("onboardingId"), period: p("period"), queuedAt: p("now") })
-    .onConflictDoNothing()
-    .returning({ period: reminderMarks.period })
-    .prepare();
+  const rm = reminderMarks;
+  const mark = sqlite.prepare(
+    `INSERT INTO "reminder_marks" (${c(rm.onboardingId)}, ${c(rm.period)}, ${c(rm.queuedAt)}) VALUES ($onboardingId, $period, $now) ON CONFLICT DO NOTHING`,
+  );
 
   return {
     calendarEntry: (e: { source: string; orgId: string; customerId: string; onboardingId: string; title: string; at: number }) => void calendar.run(e),
@@ -69,7 +69,7 @@ export function createOutboundStore(db: Db) {
     waiting: (): Waiting[] => waiting.all(),
     periodMarked: (onboardingId: string, period: number): boolean => marked.get({ onboardingId, period }) !== undefined,
     /** Marks the period; false when another scan marked it first (and queued its reminders). */
-    markPeriod: (onboardingId: string, period: number, now: number): boolean => mark.get({ onboardingId, period, now }) !== undefined,
+    markPeriod: (onboardingId: string, period: number, now: number): boolean => mark.run({ onboardingId, period, now }).changes === 1,
   };
 }
 

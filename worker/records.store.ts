@@ -1,34 +1,26 @@
-import { sql } from "drizzle-orm";
 import { createActivityStore } from "../shared/db/activity.store.ts";
 import { writeTransaction, type Db } from "../shared/db/client.ts";
+import { col as c } from "../shared/db/raw-select.ts";
 import { phaseTransitions, timelineEvents } from "../shared/db/schema.ts";
 import type { ActivityEntry } from "../shared/jobs/catalog.ts";
 
-const p = sql.placeholder;
-
-/** The `records` queue's writes, each keyed by its job (`source`) so a job run twice writes once. */
+/**
+ * The `records` queue's writes, each keyed by its job (`source`) so a job run twice writes once.
+ * Raw prepared statements (the worker's throughput) with column names from the schema.
+ */
 export function createRecordsStore(db: Db) {
-  const timeline = db
-    .insert(timelineEvents)
-    .values({ source: p("source"), orgId: p("orgId"), customerId: p("customerId"), onboardingId: p("onboardingId"), kind: "phase_changed", data: p("data"), actor: p("actor"), at: p("at") })
-    .onConflictDoNothing({ target: timelineEvents.source })
-    .prepare();
-  const transition = db
-    .insert(phaseTransitions)
-    .values({
-      source: p("source"),
-      orgId: p("orgId"),
-      customerId: p("customerId"),
-      onboardingId: p("onboardingId"),
-      fromPhase: p("from"),
-      toPhase: p("to"),
-      at: p("at"),
-      actor: p("actor"),
-      phaseEnteredAt: p("phaseEnteredAt"),
-      slaSuspendedSeconds: p("slaSuspendedSeconds"),
-    })
-    .onConflictDoNothing({ target: phaseTransitions.source })
-    .prepare();
+  const sqlite = db.$client;
+  const e = timelineEvents;
+  const timeline = sqlite.prepare(
+    `INSERT INTO "timeline_events" (${[e.source, e.orgId, e.customerId, e.onboardingId, e.kind, e.data, e.actor, e.at].map(c).join(", ")})
+     VALUES ($source, $orgId, $customerId, $onboardingId, 'phase_changed', $data, $actor, $at) ON CONFLICT(${c(e.source)}) DO NOTHING`,
+  );
+  const t = phaseTransitions;
+  const transition = sqlite.prepare(
+    `INSERT INTO "phase_transitions" (${[t.source, t.orgId, t.customerId, t.onboardingId, t.fromPhase, t.toPhase, t.at, t.actor, t.phaseEnteredAt, t.slaSuspendedSeconds].map(c).join(", ")})
+     VALUES ($source, $orgId, $customerId, $onboardingId, $from, $to, $at, $actor, $phaseEnteredAt, $slaSuspendedSeconds)
+     ON CONFLICT(${c(t.source)}) DO NOTHING`,
+  );
   const activity = createActivityStore(db);
 
   return {

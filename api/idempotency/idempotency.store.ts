@@ -1,10 +1,6 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
-import { setParam, type Db } from "../../shared/db/client.ts";
-import { idempotencyKeys } from "../../shared/db/schema.ts";
-
-const p = sql.placeholder;
-const t = idempotencyKeys;
-const scope = and(eq(t.apiKeyId, p("apiKeyId")), eq(t.key, p("key")));
+import type { Db } from "../../shared/db/client.ts";
+import { col as c } from "../../shared/db/raw-select.ts";
+import { idempotencyKeys as t } from "../../shared/db/schema.ts";
 
 export interface StoredClaim {
   fingerprint: string;
@@ -17,40 +13,38 @@ export interface StoredClaim {
 
 type Ids = { apiKeyId: string; key: string };
 
-/** Idempotency keys: claimed by inserting on the primary key, never select-then-insert. */
+/**
+ * Idempotency keys: claimed by inserting on the primary key, never select-then-insert. Raw
+ * prepared statements (every POST with an Idempotency-Key runs them) whose column names come
+ * from the schema.
+ */
 export function createIdempotencyStore(db: Db) {
-  const claim = db
-    .insert(t)
-    .values({ apiKeyId: p("apiKeyId"), key: p("key"), fingerprint: p("fingerprint"), claimedAt: p("now"), createdAt: p("now") })
-    .onConflictDoNothing()
-    .returning({ key: t.key })
-    .prepare();
-  const find = db
-    .select({ fingerprint: t.fingerprint, claimedAt: t.claimedAt, completedAt: t.completedAt, responseStatus: t.responseStatus, responseBody: t.responseBody, createdAt: t.createdAt })
-    .from(t)
-    .where(scope)
-    .prepare();
-  const takeOver = db
-    .update(t)
-    .set({ claimedAt: setParam("now") })
-    .where(and(scope, isNull(t.completedAt), eq(t.claimedAt, p("claimedAt"))))
-    .returning({ key: t.key })
-    .prepare();
-  const remove = db.delete(t).where(scope).prepare();
-  const release = db.delete(t).where(and(scope, isNull(t.completedAt))).prepare();
-  const complete = db
-    .update(t)
-    .set({ completedAt: setParam("now"), responseStatus: setParam("status"), responseBody: setParam("body") })
-    .where(scope)
-    .prepare();
-  // A purge may remove thousands of rows: counted by the driver, not returned one by one.
-  const purge = db.$client.prepare(`DELETE FROM "idempotency_keys" WHERE "${t.createdAt.name}" < $cutoff`);
+  const sqlite = db.$client;
+  const scope = `${c(t.apiKeyId)} = $apiKeyId AND ${c(t.key)} = $key`;
+  const claim = sqlite.prepare(
+    `INSERT INTO "idempotency_keys" (${c(t.apiKeyId)}, ${c(t.key)}, ${c(t.fingerprint)}, ${c(t.claimedAt)}, ${c(t.createdAt)})
+     VALUES ($apiKeyId, $key, $fingerprint, $now, $now) ON CONFLICT DO NOTHING`,
+  );
+  const find = sqlite.prepare<StoredClaim, Ids>(
+    `SELECT ${c(t.fingerprint)} AS fingerprint, ${c(t.claimedAt)} AS claimedAt, ${c(t.completedAt)} AS completedAt,
+            ${c(t.responseStatus)} AS responseStatus, ${c(t.responseBody)} AS responseBody, ${c(t.createdAt)} AS createdAt
+     FROM "idempotency_keys" WHERE ${scope}`,
+  );
+  const takeOver = sqlite.prepare(
+    `UPDATE "idempotency_keys" SET ${c(t.claimedAt)} = $now WHERE ${scope} AND ${c(t.completedAt)} IS NULL AND ${c(t.claimedAt)} = $claimedAt`,
+  );
+  const remove = sqlite.prepare(`DELETE FROM "idempotency_keys" WHERE ${scope}`);
+  const release = sqlite.prepare(`DELETE FROM "idempotency_keys" WHERE ${scope} AND ${c(t.completedAt)} IS NULL`);
+  const complete = sqlite.prepare(
+    `UPDATE "idempotency_keys" SET ${c(t.completedAt)} = $now, ${c(t.responseStatus)} = $status, ${c(t.responseBody)} = $body WHERE ${scope}`,
+  );
+  const purge = sqlite.prepare(`DELETE FROM "idempotency_keys" WHERE ${c(t.createdAt)} < $cutoff`);
 
   return {
     /** True when this call inserted the claim. */
-    claim: (ids: Ids, fingerprint: string, now: number): boolean => claim.get({ ...ids, fingerprint, now }) !== undefined,
-    find: (ids: Ids): StoredClaim | undefined => find.get(ids),
-    takeOver: (ids: Ids, claimedAt: number, now: number): boolean => takeOver.get({ ...ids, claimedAt, now }) !== undefined,
+    claim: (ids: Ids, fingerprint: string, now: number): boolean => claim.run({ ...ids, fingerprint, now }).changes === 1,
+    find: (ids: Ids): StoredClaim | undefined => find.get(ids) ?? undefined,
+    takeOver: (ids: Ids, claimedAt: number, now: number): boolean => takeOver.run({ ...ids, claimedAt, now }).changes === 1,
     remove: (ids: Ids) => void remove.run(ids),
     release: (ids: Ids) => void release.run(ids),
     complete: (ids: Ids, status: number, body: string, now: number) => void complete.run({ ...ids, status, body, now }),
