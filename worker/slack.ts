@@ -78,7 +78,7 @@ export function createSlackGateway(lookups: Pick<Lookups, "slackToken">, setting
       }
     }
     if (settings.fallbackToken) return settings.fallbackToken;
-    throw new PermanentFailure("no Slack token: set one with `admin org update --slack-token` or SLACK_BOT_TOKEN");
+    throw new PermanentFailure("no Slack token: set the workspace's with `admin workspace update --slack-token-file` (or in the admin area) or SLACK_BOT_TOKEN");
   }
 
   function client(token: string): WebClient {

@@ -188,4 +188,3 @@ export function createWorker(infra: WorkerInfrastructure) {
   };
 }
 
-export type OnboardingWorker = ReturnType<typeof createWorker>;
