@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { resolve } from "node:path";
 import { sql } from "drizzle-orm";
@@ -98,6 +99,18 @@ export async function closePostgres(db: PgDb): Promise<void> {
   await db.$client.close();
 }
 
+/**
+ * The transaction a call runs in, so a store's methods keep the engine-neutral signatures of
+ * their SQLite twins (`byId(orgId, id)`): inside `pgTransaction` they run on its connection,
+ * outside it on the pool.
+ */
+const openTransaction = new AsyncLocalStorage<{ db: PgDb; tx: PgTx }>();
+
+export function on(db: PgDb): PgExecutor {
+  const open = openTransaction.getStore();
+  return open && open.db === db ? open.tx : db;
+}
+
 /** A transaction handle: what a PostgreSQL store's statements run on inside `pgTransaction`. */
 export type PgTx = Parameters<Parameters<PgDb["transaction"]>[0]>[0];
 /** Either the pool or a transaction: a store statement runs on whichever it is given. */
@@ -127,7 +140,7 @@ export async function pgTransaction<T>(db: PgDb, fn: (tx: PgTx) => Promise<T>, o
   for (let attempt = 1; ; attempt++) {
     try {
       return await withinDeadline(
-        db.transaction(fn, options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined),
+        db.transaction((tx) => openTransaction.run({ db, tx }, () => fn(tx)), options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined),
         deadline - performance.now(),
       );
     } catch (error) {
