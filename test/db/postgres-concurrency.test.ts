@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { createPgSequences } from "../../api/sequences.pg.store.ts";
-import { pgIdempotencyStore } from "../../api/idempotency/idempotency.pg.store.ts";
-import { pgApiKeyStore } from "../../api/auth/api-keys.pg.store.ts";
-import { pgOutboundStore } from "../../worker/outbound.pg.store.ts";
+import { createPgIdempotencyStore } from "../../api/idempotency/idempotency.pg.store.ts";
+import { createPgApiKeyStore } from "../../api/auth/api-keys.pg.store.ts";
+import { createPgOutboundStore } from "../../worker/outbound.pg.store.ts";
 import { createPgOutboxStore } from "../../shared/db/outbox.pg.store.ts";
 import { connectPostgres, migratePostgres, pgTransaction, type PgDb } from "../../shared/db/postgres.ts";
 import * as schema from "../../shared/db/schema.pg.ts";
@@ -37,11 +37,11 @@ describe.skipIf(!server)("PostgreSQL adapters under concurrency from two process
   });
 
   test("200 concurrent creates: distinct sequential display ids, unique created_at, a page walk that never skips or repeats", async () => {
-    const next = createPgSequences();
+    const nextOn = { a: createPgSequences(a), b: createPgSequences(b) };
     const sameClock = 1_795_000_000_000_000; // every process reads the same microsecond
     const creates = Array.from({ length: 200 }, (_, i) =>
       pgTransaction(i % 2 === 0 ? a : b, async (tx) => {
-        const seq = await next(tx, ORG, "customer", sameClock);
+        const seq = await nextOn[i % 2 === 0 ? "a" : "b"](ORG, "customer", sameClock);
         await tx.insert(schema.customers).values({ id: `cus_${i}`, orgId: ORG, displayId: seq.displayId, name: `C${i}`, slug: `c-${i}`, domain: null, status: "onboarding", metadata: "{}", createdAt: seq.createdAt, updatedAt: seq.createdAt });
         return seq;
       }),
@@ -108,7 +108,7 @@ describe.skipIf(!server)("PostgreSQL adapters under concurrency from two process
   test("an idempotency key claimed by 20 requests on two pools at once: exactly one claim", async () => {
     const ids = { apiKeyId: "key_1", key: "same-key" };
     const claims = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => pgTransaction(i % 2 ? a : b, (tx) => pgIdempotencyStore.claim(tx, ids, "fp", 1000 + i))),
+      Array.from({ length: 20 }, (_, i) => pgTransaction(i % 2 ? a : b, () => createPgIdempotencyStore(i % 2 ? a : b).claim(ids, "fp", 1000 + i))),
     );
     expect(claims.filter(Boolean)).toHaveLength(1);
   });
@@ -116,14 +116,14 @@ describe.skipIf(!server)("PostgreSQL adapters under concurrency from two process
   test("key-usage flushes of two processes add up", async () => {
     await a.insert(schema.apiKeys).values({ id: "key_usage", orgId: ORG, name: "k", prefix: "svc_x", keyHash: "h", mode: "live", createdAt: 1 });
     await Promise.all(
-      Array.from({ length: 50 }, (_, i) => pgApiKeyStore.addUsage(i % 2 ? a : b, [["key_usage", { count: 2, lastUsedAt: 1000 + i, lastUsedIp: i === 7 ? "10.0.0.7" : null }]])),
+      Array.from({ length: 50 }, (_, i) => createPgApiKeyStore(i % 2 ? a : b).addUsage([["key_usage", { count: 2, lastUsedAt: 1000 + i, lastUsedIp: i === 7 ? "10.0.0.7" : null }]])),
     );
     const [row] = await a.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, "key_usage"));
     expect({ count: row!.requestCount, at: row!.lastUsedAt, ip: row!.lastUsedIp }).toEqual({ count: 100, at: 1049, ip: "10.0.0.7" });
   });
 
   test("a reminder period marked by ten workers at once is marked once", async () => {
-    const marks = await Promise.all(Array.from({ length: 10 }, (_, i) => pgTransaction(i % 2 ? a : b, (tx) => pgOutboundStore.markPeriod(tx, "onb_1", 3, 5000 + i))));
+    const marks = await Promise.all(Array.from({ length: 10 }, (_, i) => pgTransaction(i % 2 ? a : b, () => createPgOutboundStore(i % 2 ? a : b).markPeriod("onb_1", 3, 5000 + i))));
     expect(marks.filter(Boolean)).toHaveLength(1);
   });
 

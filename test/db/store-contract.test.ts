@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { count } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
+import { createPgApiKeyStore } from "../../api/auth/api-keys.pg.store.ts";
+import { createApiKeyStore } from "../../api/auth/api-keys.store.ts";
+import { createPgIdempotencyStore } from "../../api/idempotency/idempotency.pg.store.ts";
+import { createIdempotencyStore } from "../../api/idempotency/idempotency.store.ts";
+import { createPgSequences } from "../../api/sequences.pg.store.ts";
+import { createSequences } from "../../api/sequences.store.ts";
+import { createDeliveryStore } from "../../worker/deliveries.store.ts";
+import { createLookups } from "../../worker/lookups.store.ts";
+import { createPgOutboundStore } from "../../worker/outbound.pg.store.ts";
+import { createOutboundStore } from "../../worker/outbound.store.ts";
+import { createRecordsStore } from "../../worker/records.store.ts";
+import { createPgDeliveryStore, createPgLookups, createPgRecordsStore } from "../../worker/worker.pg.store.ts";
 import { createPgContactStore } from "../../api/contacts/contacts.pg.store.ts";
 import { createContactStore } from "../../api/contacts/contacts.store.ts";
 import { createPgCustomerStore } from "../../api/customers/customers.pg.store.ts";
@@ -29,6 +41,88 @@ interface Engine {
   outbox: { add(orgId: string | null, queue: "records", name: "activity.batch", payload: { entries: [] }, now: number): void | Promise<void> };
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   counts(): Promise<{ activity: number; outbox: number }>;
+}
+
+/** The second half: the stores of idempotency, keys, sequences and the worker. */
+type Loose = Record<string, (...args: never[]) => unknown>;
+interface WorkerEngine {
+  idempotency: Loose;
+  apiKeys: Loose;
+  nextSequence: (orgId: string, kind: "customer", now: number) => unknown;
+  records: Loose;
+  deliveries: Loose;
+  lookups: Loose;
+  outbound: Loose;
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  seed(): Promise<void>;
+}
+
+async function workerScenario(e: WorkerEngine): Promise<Record<string, unknown>> {
+  await e.seed();
+  const call = async (store: Loose, method: string, ...args: unknown[]) => await (store[method] as (...a: unknown[]) => unknown)(...args);
+  const out: Record<string, unknown> = {};
+  const ids = { apiKeyId: "key_9", key: "k-1" };
+  out.idem = await e.transaction(async () => [
+    await call(e.idempotency, "claim", ids, "fp", 1000),
+    await call(e.idempotency, "claim", ids, "fp", 1001),
+    await call(e.idempotency, "find", ids),
+    await call(e.idempotency, "takeOver", ids, 999, 1002),
+    await call(e.idempotency, "takeOver", ids, 1000, 1003),
+  ]);
+  await e.transaction(async () => call(e.idempotency, "complete", ids, 201, '{"ok":true}', 1004));
+  out.idemDone = await e.transaction(async () => call(e.idempotency, "find", ids));
+  await e.transaction(async () => call(e.idempotency, "claim", { apiKeyId: "key_9", key: "k-2" }, "fp2", 1005));
+  await e.transaction(async () => call(e.idempotency, "release", { apiKeyId: "key_9", key: "k-2" }));
+  out.released = (await e.transaction(async () => call(e.idempotency, "find", { apiKeyId: "key_9", key: "k-2" }))) ?? null;
+  out.purged = await e.transaction(async () => call(e.idempotency, "purgeBefore", 1004));
+
+  out.key = await call(e.apiKeys, "byHash", "hash-9");
+  out.noKey = (await call(e.apiKeys, "byHash", "nope")) ?? null;
+  out.keyWorkspace = await call(e.apiKeys, "workspace", "org_1");
+  await call(e.apiKeys, "addUsage", [["key_9", { count: 3, lastUsedAt: 5000, lastUsedIp: "10.0.0.1" }]]);
+  await call(e.apiKeys, "addUsage", [["key_9", { count: 2, lastUsedAt: 4000, lastUsedIp: null }]]);
+  out.usage = await call(e.apiKeys, "byHash", "hash-9");
+
+  out.sequence = await e.transaction(async () => [await e.nextSequence("org_1", "customer", 7000), await e.nextSequence("org_1", "customer", 7000), await e.nextSequence("org_1", "customer", 9000)]);
+
+  const event = { source: "outbox-1", orgId: "org_1", customerId: "cus_9", onboardingId: "onb_9", data: '{"from":"review","to":"launch"}', actor: "crm", at: 100 };
+  await call(e.records, "phaseChanged", event);
+  await call(e.records, "phaseChanged", { ...event, actor: "again" });
+  const transition = { source: "outbox-2", orgId: "org_1", customerId: "cus_9", onboardingId: "onb_9", from: "review", to: "launch", at: 100, actor: "crm", phaseEnteredAt: 50, slaSuspendedSeconds: 1.5 };
+  await call(e.records, "transition", transition);
+  await call(e.records, "transition", { ...transition, actor: "again" });
+  const entry = { request_id: "req_9", org_id: "org_1", key_id: "key_9", actor: "crm", method: "GET", route: "/x", status: 200, address: "10.0.0.1", duration_ms: 0.25, at: 10 };
+  await call(e.records, "activityBatch", [entry, entry, { ...entry, request_id: "req_10" }]);
+
+  const delivery = { id: "dlv_1", source: "outbox-3", orgId: "org_1", onboardingId: "onb_9", kind: "launch.slack_dm", target: "usr_9" };
+  out.opened = await call(e.deliveries, "open", delivery, 200);
+  await call(e.deliveries, "startAttempt", "dlv_1", 201);
+  await call(e.deliveries, "sending", "dlv_1", 202);
+  await call(e.deliveries, "sending", "dlv_1", 203);
+  await call(e.deliveries, "finish", "dlv_1", { status: "sent", detail: "ok", target: null }, 204);
+  out.reopened = await call(e.deliveries, "open", { ...delivery, id: "dlv_other" }, 300);
+
+  out.lookups = {
+    onboarding: await call(e.lookups, "onboarding", "onb_9"),
+    missing: (await call(e.lookups, "onboarding", "onb_x")) ?? null,
+    csm: await call(e.lookups, "csmOf", "onb_9"),
+    user: await call(e.lookups, "user", "org_1", "usr_9"),
+    otherWorkspaceUser: (await call(e.lookups, "user", "org_2", "usr_9")) ?? null,
+    contact: await call(e.lookups, "primaryContact", "cus_9"),
+    token: await call(e.lookups, "slackToken", "org_1"),
+  };
+
+  await call(e.outbound, "calendarEntry", { source: "outbox-4", orgId: "org_1", customerId: "cus_9", onboardingId: "onb_9", title: "Launch", at: 400 });
+  await call(e.outbound, "calendarEntry", { source: "outbox-4", orgId: "org_1", customerId: "cus_9", onboardingId: "onb_9", title: "Again", at: 401 });
+  await call(e.outbound, "emailDraft", { source: "outbox-5", orgId: "org_1", onboardingId: "onb_9", to: "ada@x.example", subject: "Recap", raw: "raw", now: 402 });
+  out.waiting = await call(e.outbound, "waiting");
+  out.marks = [
+    await call(e.outbound, "periodMarked", "onb_9", 1),
+    await call(e.outbound, "markPeriod", "onb_9", 1, 500),
+    await call(e.outbound, "markPeriod", "onb_9", 1, 501),
+    await call(e.outbound, "periodMarked", "onb_9", 1),
+  ];
+  return out;
 }
 
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -144,6 +238,8 @@ const server = testPostgresUrl();
 describe("the store adapters: SQLite and PostgreSQL answer the same calls with the same rows", () => {
   let sqliteResult: Record<string, unknown>;
   let pgResult: Record<string, unknown> | undefined;
+  let sqliteWorker: Record<string, unknown>;
+  let pgWorker: Record<string, unknown> | undefined;
   let cleanups: (() => Promise<void> | void)[] = [];
   beforeAll(async () => {
     const sqlite = freshDatabase();
@@ -177,6 +273,43 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
         };
       },
     });
+    const sqliteTransaction = async <T,>(fn: () => Promise<T>): Promise<T> => {
+      db.$client.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await fn();
+        db.$client.exec("COMMIT");
+        return result;
+      } catch (error) {
+        db.$client.exec("ROLLBACK");
+        throw error;
+      }
+    };
+    const seedRows = (engine: typeof sqliteSchema | typeof pgSchema) => ({
+      user: { id: "usr_9", orgId: "org_1", name: "Casey", email: "casey@x.example", slackUserId: "U0CASEY1", createdAt: 5, role: "member" as const, passwordHash: null },
+      key: { id: "key_9", orgId: "org_1", name: "crm", prefix: "svc_abc", keyHash: "hash-9", mode: "live" as const, rateLimitTier: "paid" as const, createdAt: 6, createdBy: null },
+      customer: { id: "cus_9", orgId: "org_1", displayId: 9, name: "Globex", slug: "globex", domain: null, status: "onboarding" as const, metadata: "{}", createdAt: 7, updatedAt: 7 },
+      contact: { id: "con_9", orgId: "org_1", customerId: "cus_9", displayId: 9, name: "Ada", email: "ada@x.example", title: null, isPrimary: true, createdAt: 8, updatedAt: 8 },
+      onboarding: onboarding("onb_9", "cus_9", 9, 9, { csmId: "usr_9", waitingOnCustomer: true, waitingOnCustomerSince: 9, reminderSlack: true }),
+      engine,
+    });
+    sqliteWorker = await workerScenario({
+      idempotency: createIdempotencyStore(db) as unknown as Loose,
+      apiKeys: createApiKeyStore(db) as unknown as Loose,
+      nextSequence: createSequences(db),
+      records: createRecordsStore(db) as unknown as Loose,
+      deliveries: createDeliveryStore(db) as unknown as Loose,
+      lookups: createLookups(db) as unknown as Loose,
+      outbound: createOutboundStore(db) as unknown as Loose,
+      transaction: sqliteTransaction,
+      async seed() {
+        const r = seedRows(sqliteSchema);
+        db.insert(sqliteSchema.users).values(r.user).run();
+        db.insert(sqliteSchema.apiKeys).values(r.key).run();
+        db.insert(sqliteSchema.customers).values(r.customer).run();
+        db.insert(sqliteSchema.contacts).values(r.contact).run();
+        db.insert(sqliteSchema.onboardings).values(r.onboarding).run();
+      },
+    });
     if (!server) return;
     const database = await freshPostgresDatabase(server);
     await migratePostgres(database.url);
@@ -201,6 +334,24 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
         };
       },
     });
+    pgWorker = await workerScenario({
+      idempotency: createPgIdempotencyStore(pg) as unknown as Loose,
+      apiKeys: createPgApiKeyStore(pg) as unknown as Loose,
+      nextSequence: createPgSequences(pg),
+      records: createPgRecordsStore(pg) as unknown as Loose,
+      deliveries: createPgDeliveryStore(pg) as unknown as Loose,
+      lookups: createPgLookups(pg) as unknown as Loose,
+      outbound: createPgOutboundStore(pg) as unknown as Loose,
+      transaction: (fn) => pgTransaction(pg, fn),
+      async seed() {
+        const r = seedRows(pgSchema);
+        await pg.insert(pgSchema.users).values(r.user);
+        await pg.insert(pgSchema.apiKeys).values(r.key);
+        await pg.insert(pgSchema.customers).values(r.customer);
+        await pg.insert(pgSchema.contacts).values(r.contact);
+        await pg.insert(pgSchema.onboardings).values(r.onboarding);
+      },
+    });
   });
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -214,6 +365,22 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
     expect((sqliteResult.contacts as { id: string; isPrimary: boolean }[]).map((r) => [r.id, r.isPrimary])).toEqual([["con_2", true], ["con_1", false]]);
     expect(sqliteResult.cascade).toEqual({ customer: null, contacts: [], onboardings: [] });
     expect(sqliteResult.outbox).toEqual({ rolledBack: "rolled back", activity: 1, outbox: 1 });
+  });
+
+  test("the worker half means something on SQLite", () => {
+    expect((sqliteWorker.idem as unknown[]).slice(0, 2)).toEqual([true, false]);
+    expect((sqliteWorker.idem as unknown[]).slice(3)).toEqual([false, true]);
+    expect(sqliteWorker.released).toBeNull();
+    expect(sqliteWorker.purged).toBe(1); // k-1, created at 1000, before the cutoff
+    expect(sqliteWorker.usage).toMatchObject({ keyId: "key_9" });
+    expect(sqliteWorker.sequence).toEqual([{ displayId: 1, createdAt: 7000 }, { displayId: 2, createdAt: 7001 }, { displayId: 3, createdAt: 9000 }]);
+    expect(sqliteWorker.reopened).toMatchObject({ id: "dlv_1", status: "sent", attempts: 1, sendStartedAt: 202 });
+    expect(sqliteWorker.marks).toEqual([false, true, false, true]);
+    expect((sqliteWorker.waiting as { id: string }[]).map((w) => w.id)).toEqual(["onb_9"]);
+  });
+
+  test.skipIf(!server)("PostgreSQL gives the same answers in the worker half, row for row", () => {
+    for (const key of Object.keys(sqliteWorker)) expect({ key, value: pgWorker![key] }).toEqual({ key, value: sqliteWorker[key] });
   });
 
   test.skipIf(!server)("PostgreSQL gives the same answers, row for row", () => {
