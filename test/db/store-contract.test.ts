@@ -13,6 +13,8 @@ import { createPgOutboundStore } from "../../worker/outbound.pg.store.ts";
 import { createOutboundStore } from "../../worker/outbound.store.ts";
 import { createRecordsStore } from "../../worker/records.store.ts";
 import { createPgDeliveryStore, createPgLookups, createPgRecordsStore } from "../../worker/worker.pg.store.ts";
+import { createPgAdminAreaStore } from "../../api/admin-area/admin-area.pg.store.ts";
+import { createAdminAreaStore } from "../../api/admin-area/admin-area.store.ts";
 import { createPgContactStore } from "../../api/contacts/contacts.pg.store.ts";
 import { createContactStore } from "../../api/contacts/contacts.store.ts";
 import { createPgCustomerStore } from "../../api/customers/customers.pg.store.ts";
@@ -126,6 +128,54 @@ async function workerScenario(e: WorkerEngine): Promise<Record<string, unknown>>
 }
 
 const MAX = Number.MAX_SAFE_INTEGER;
+
+/** The admin area's store on either engine; run after the worker half (its rows are there). */
+async function adminScenario(store: Loose, seed: () => Promise<void>): Promise<Record<string, unknown>> {
+  await seed();
+  const call = async (method: string, ...args: unknown[]) => await (store[method] as (...a: unknown[]) => unknown)(...args);
+  const out: Record<string, unknown> = {};
+  out.admins = await call("adminsByEmail", "ada@admin.example");
+  await call("insertSession", { tokenHash: "tok-1", userId: "usr_a", orgId: "org_1", csrfToken: "csrf", now: 100, address: "10.0.0.1" });
+  await call("insertSession", { tokenHash: "tok-2", userId: "usr_9", orgId: "org_1", csrfToken: "csrf2", now: 100, address: null });
+  await call("touchSession", "tok-1", 150);
+  out.session = await call("session", "tok-1");
+  out.memberSession = (await call("session", "tok-2")) ?? null; // not an administrator: no session
+  await call("purgeExpired", 120, 0, 0);
+  out.afterPurge = [(await call("session", "tok-1")) ?? null, (await call("session", "tok-2")) ?? null];
+  out.invite = await call("invite", "inv-1");
+  out.useInvite = [await call("useInvite", "inv-1", 200), await call("useInvite", "inv-1", 201)];
+  await call("setPassword", "org_1", "usr_9", "hash");
+  await call("putLoginFailures", "address:1", 10, 1);
+  await call("putLoginFailures", "address:1", 10, 2);
+  out.failures = await call("loginFailures", "address:1");
+  await call("clearLoginFailures", "address:1");
+  out.cleared = (await call("loginFailures", "address:1")) ?? null;
+  for (let n = 0; n < 3; n++) await call("audit", { orgId: "org_1", actorUserId: "usr_a", actor: "ada@admin.example", action: `act.${n}`, target: null, detail: null, address: null, at: 300 + n });
+  const page = (await call("auditPage", "org_1", null, 2)) as { id: number }[];
+  out.audit = [page, await call("auditPage", "org_1", page[1]!.id, 2)];
+  out.nonces = [await call("claimFormNonce", "n-1", 1), await call("claimFormNonce", "n-1", 2)];
+  await call("purgeFormNonces", 5);
+  out.nonceAgain = await call("claimFormNonce", "n-1", 6);
+  out.keys = await call("keys", "org_1");
+  out.key = await call("key", "org_1", "key_9");
+  out.users = await call("users", "org_1");
+  out.user = await call("user", "org_1", "usr_a");
+  out.organization = await call("organization", "org_1");
+  out.onboardingRefs = [await call("onboardingId", "org_1", "9"), await call("onboardingId", "org_1", "onb_9"), await call("onboardingId", "org_2", "9")];
+  out.deliveries = await call("deliveriesPage", "org_1", { onboardingId: null, status: null }, null, 10);
+  out.deliveriesAfter = await call("deliveriesPage", "org_1", { onboardingId: "onb_9", status: "sending" }, { at: 900, id: "dlv_b" }, 10);
+  out.activity = await call("activityPage", "org_1", null, null, 10);
+  out.activityAfter = await call("activityPage", "org_1", "key_9", { at: 10, id: "req_a" }, 10);
+  return out;
+}
+
+const ADMIN_ROWS = {
+  admin: { id: "usr_a", orgId: "org_1", name: "Ada", email: "ada@admin.example", slackUserId: null, createdAt: 11, role: "admin" as const, passwordHash: "argon" },
+  revoked: { id: "key_r", orgId: "org_1", name: "old", prefix: "svc_old", keyHash: "hash-r", mode: "test" as const, rateLimitTier: "default" as const, createdAt: 20, createdBy: "ada@admin.example", revokedAt: 30 },
+  invite: { tokenHash: "inv-1", userId: "usr_a", orgId: "org_1", createdAt: 40, expiresAt: 99_999 },
+  deliveries: ["dlv_a", "dlv_B", "dlv_b"].map((id) => ({ id, source: `src-${id}`, orgId: "org_1", onboardingId: "onb_9", kind: "reminder.email", target: null, status: "sending" as const, detail: null, attempts: 0, createdAt: 900, updatedAt: 900 })),
+  activity: ["req_A", "req_a"].map((requestId) => ({ requestId, orgId: "org_1", keyId: "key_9", actor: "crm", method: "GET", route: "/x", status: 200, address: null, durationMs: 1, at: 10 })),
+};
 const onboarding = (id: string, customerId: string, displayId: number, createdAt: number, over: Partial<OnboardingRow> = {}): Omit<OnboardingRow, "deletedAt"> => ({
   id,
   orgId: "org_1",
@@ -240,6 +290,8 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
   let pgResult: Record<string, unknown> | undefined;
   let sqliteWorker: Record<string, unknown>;
   let pgWorker: Record<string, unknown> | undefined;
+  let sqliteAdmin: Record<string, unknown>;
+  let pgAdmin: Record<string, unknown> | undefined;
   let cleanups: (() => Promise<void> | void)[] = [];
   beforeAll(async () => {
     const sqlite = freshDatabase();
@@ -310,6 +362,13 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
         db.insert(sqliteSchema.onboardings).values(r.onboarding).run();
       },
     });
+    sqliteAdmin = await adminScenario(createAdminAreaStore(db) as unknown as Loose, async () => {
+      db.insert(sqliteSchema.users).values(ADMIN_ROWS.admin).run();
+      db.insert(sqliteSchema.apiKeys).values(ADMIN_ROWS.revoked).run();
+      db.insert(sqliteSchema.invites).values(ADMIN_ROWS.invite).run();
+      db.insert(sqliteSchema.deliveries).values(ADMIN_ROWS.deliveries).run();
+      db.insert(sqliteSchema.activityEntries).values(ADMIN_ROWS.activity).run();
+    });
     if (!server) return;
     const database = await freshPostgresDatabase(server);
     await migratePostgres(database.url);
@@ -352,6 +411,13 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
         await pg.insert(pgSchema.onboardings).values(r.onboarding);
       },
     });
+    pgAdmin = await adminScenario(createPgAdminAreaStore(pg) as unknown as Loose, async () => {
+      await pg.insert(pgSchema.users).values(ADMIN_ROWS.admin);
+      await pg.insert(pgSchema.apiKeys).values(ADMIN_ROWS.revoked);
+      await pg.insert(pgSchema.invites).values(ADMIN_ROWS.invite);
+      await pg.insert(pgSchema.deliveries).values(ADMIN_ROWS.deliveries);
+      await pg.insert(pgSchema.activityEntries).values(ADMIN_ROWS.activity);
+    });
   });
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -377,6 +443,20 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
     expect(sqliteWorker.reopened).toMatchObject({ id: "dlv_1", status: "sent", attempts: 1, sendStartedAt: 202 });
     expect(sqliteWorker.marks).toEqual([false, true, false, true]);
     expect((sqliteWorker.waiting as { id: string }[]).map((w) => w.id)).toEqual(["onb_9"]);
+  });
+
+  test("the admin half means something on SQLite", () => {
+    expect(sqliteAdmin.memberSession).toBeNull();
+    expect(sqliteAdmin.useInvite).toEqual([true, false]);
+    expect(sqliteAdmin.nonces).toEqual([true, false]);
+    expect(sqliteAdmin.nonceAgain).toBe(true);
+    expect((sqliteAdmin.keys as { id: string }[]).map((k) => k.id)).toEqual(["key_9", "key_r"]);
+    expect((sqliteAdmin.deliveries as { id: string }[]).map((d) => d.id).slice(0, 3)).toEqual(["dlv_b", "dlv_a", "dlv_B"]);
+    expect((sqliteAdmin.activity as { requestId: string }[]).map((a) => a.requestId)).toEqual(["req_1", "req_a", "req_A", "req_9", "req_10"]);
+  });
+
+  test.skipIf(!server)("PostgreSQL gives the same answers in the admin half, row for row", () => {
+    for (const key of Object.keys(sqliteAdmin)) expect({ key, value: pgAdmin![key] }).toEqual({ key, value: sqliteAdmin[key] });
   });
 
   test.skipIf(!server)("PostgreSQL gives the same answers in the worker half, row for row", () => {
