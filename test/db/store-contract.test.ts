@@ -15,6 +15,10 @@ import { createRecordsStore } from "../../worker/records.store.ts";
 import { createPgDeliveryStore, createPgLookups, createPgRecordsStore } from "../../worker/worker.pg.store.ts";
 import { createPgAdminAreaStore } from "../../api/admin-area/admin-area.pg.store.ts";
 import { createAdminAreaStore } from "../../api/admin-area/admin-area.store.ts";
+import { pgReportsStore } from "../../admin/reports.pg.store.ts";
+import { reportsStore } from "../../admin/reports.store.ts";
+import { pgWorkspaceStore } from "../../shared/workspaces.pg.store.ts";
+import { workspaceStore } from "../../shared/workspaces.store.ts";
 import { createPgContactStore } from "../../api/contacts/contacts.pg.store.ts";
 import { createContactStore } from "../../api/contacts/contacts.store.ts";
 import { createPgCustomerStore } from "../../api/customers/customers.pg.store.ts";
@@ -169,6 +173,33 @@ async function adminScenario(store: Loose, seed: () => Promise<void>): Promise<R
   return out;
 }
 
+/** The command line's stores (functions taking the database first), run last. */
+async function cliScenario(ws: Loose, reports: Loose, db: unknown): Promise<Record<string, unknown>> {
+  const w = async (method: string, ...args: unknown[]) => await (ws[method] as (...a: unknown[]) => unknown)(db, ...args);
+  const r = async (method: string, ...args: unknown[]) => await (reports[method] as (...a: unknown[]) => unknown)(db, ...args);
+  const out: Record<string, unknown> = {};
+  await w("insertOrganization", { id: "org_w", slug: "wayne", name: "Wayne", launchRecapEnabled: false, slackTokenEncrypted: null, createdAt: 2 });
+  await w("updateOrganization", "org_w", { launchRecapEnabled: true, slackTokenEncrypted: "sealed" });
+  out.org = await w("organizationBySlug", "wayne");
+  out.orgs = ((await w("listOrganizations")) as { slug: string }[]).map((o) => o.slug);
+  await w("insertApiKey", { id: "key_w", orgId: "org_w", name: "w", prefix: "svc_w", keyHash: "hash-w", mode: "live", rateLimitTier: "default", createdAt: 3, createdBy: null });
+  await w("revokeApiKey", "key_w", 4);
+  out.keys = await w("apiKeysOf", "org_w");
+  out.key = await w("apiKeyById", "key_w");
+  await w("insertUser", { id: "usr_w", orgId: "org_w", name: "Bruce", email: "bruce@w.example", slackUserId: null, createdAt: 5, role: "admin", passwordHash: null });
+  await w("updateUser", "org_w", "usr_w", { name: "B. Wayne", role: "member", slackUserId: "U0BRUCE1" });
+  out.user = [await w("userByEmail", "org_w", "bruce@w.example"), await w("userById", "org_w", "usr_w"), (await w("userById", "org_1", "usr_w")) ?? null];
+  await w("replaceInvite", { tokenHash: "w-1", userId: "usr_w", orgId: "org_w", createdAt: 6, expiresAt: 7 });
+  await w("replaceInvite", { tokenHash: "w-2", userId: "usr_w", orgId: "org_w", createdAt: 8, expiresAt: 9 });
+  await w("deleteUser", "org_w", "usr_w");
+  out.users = await w("usersOf", "org_w");
+  out.refs = [await r("idByRef", "customers", "org_1", "9"), await r("idByRef", "onboardings", "org_1", "onb_9"), (await r("idByRef", "customers", "org_w", "9")) ?? null];
+  out.timeline = await r("timelineOf", "cus_9");
+  out.deliveries = await r("deliveriesOf", "org_1", null);
+  out.deliveriesOfOne = await r("deliveriesOf", "org_1", "onb_9");
+  return out;
+}
+
 const ADMIN_ROWS = {
   admin: { id: "usr_a", orgId: "org_1", name: "Ada", email: "ada@admin.example", slackUserId: null, createdAt: 11, role: "admin" as const, passwordHash: "argon" },
   revoked: { id: "key_r", orgId: "org_1", name: "old", prefix: "svc_old", keyHash: "hash-r", mode: "test" as const, rateLimitTier: "default" as const, createdAt: 20, createdBy: "ada@admin.example", revokedAt: 30 },
@@ -292,6 +323,8 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
   let pgWorker: Record<string, unknown> | undefined;
   let sqliteAdmin: Record<string, unknown>;
   let pgAdmin: Record<string, unknown> | undefined;
+  let sqliteCli: Record<string, unknown>;
+  let pgCli: Record<string, unknown> | undefined;
   let cleanups: (() => Promise<void> | void)[] = [];
   beforeAll(async () => {
     const sqlite = freshDatabase();
@@ -369,6 +402,7 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
       db.insert(sqliteSchema.deliveries).values(ADMIN_ROWS.deliveries).run();
       db.insert(sqliteSchema.activityEntries).values(ADMIN_ROWS.activity).run();
     });
+    sqliteCli = await cliScenario(workspaceStore as unknown as Loose, reportsStore as unknown as Loose, db);
     if (!server) return;
     const database = await freshPostgresDatabase(server);
     await migratePostgres(database.url);
@@ -418,6 +452,7 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
       await pg.insert(pgSchema.deliveries).values(ADMIN_ROWS.deliveries);
       await pg.insert(pgSchema.activityEntries).values(ADMIN_ROWS.activity);
     });
+    pgCli = await cliScenario(pgWorkspaceStore as unknown as Loose, pgReportsStore as unknown as Loose, pg);
   });
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -453,6 +488,17 @@ describe("the store adapters: SQLite and PostgreSQL answer the same calls with t
     expect((sqliteAdmin.keys as { id: string }[]).map((k) => k.id)).toEqual(["key_9", "key_r"]);
     expect((sqliteAdmin.deliveries as { id: string }[]).map((d) => d.id).slice(0, 3)).toEqual(["dlv_b", "dlv_a", "dlv_B"]);
     expect((sqliteAdmin.activity as { requestId: string }[]).map((a) => a.requestId)).toEqual(["req_1", "req_a", "req_A", "req_9", "req_10"]);
+  });
+
+  test("the command line's stores mean something on SQLite", () => {
+    expect(sqliteCli.orgs).toEqual(["acme", "wayne"]);
+    expect(sqliteCli.users).toEqual([]);
+    expect(sqliteCli.refs).toEqual(["cus_9", "onb_9", null]);
+    expect((sqliteCli.timeline as unknown[]).length).toBe(1);
+  });
+
+  test.skipIf(!server)("PostgreSQL gives the same answers for the command line's stores", () => {
+    for (const key of Object.keys(sqliteCli)) expect({ key, value: pgCli![key] }).toEqual({ key, value: sqliteCli[key] });
   });
 
   test.skipIf(!server)("PostgreSQL gives the same answers in the admin half, row for row", () => {
