@@ -1,4 +1,4 @@
-import { getTableName, is, sql, type Table } from "drizzle-orm";
+import { getTableColumns, getTableName, is, sql, type Table } from "drizzle-orm";
 import { getTableConfig as pgConfig, PgTable } from "drizzle-orm/pg-core";
 import { getTableConfig as sqliteConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client.ts";
@@ -15,6 +15,7 @@ export interface CopyReport {
 }
 
 const BATCH = 500;
+const ROWID = "__rowid";
 
 /** Tables in an order that satisfies their foreign keys (parents first). */
 function tablesInDependencyOrder(): { name: string; source: SQLiteTable; target: PgTable }[] {
@@ -65,12 +66,22 @@ export async function copySqliteToPostgres(source: Db, target: PgDb): Promise<Co
         void pgTable;
       }
       for (const { name, source: table, target: pgTable } of tables) {
-        const order = keyColumns(table).map((c) => `"${c}"`).join(", ");
-        const read = source.select().from(table).orderBy(sql.raw(order)).limit(sql.placeholder("limit")).offset(sql.placeholder("offset")).prepare();
+        // Walked by rowid (every table here has one): each batch is an index range, so a large
+        // table costs linear time, where LIMIT/OFFSET would rescan what was already copied.
+        const read = source
+          .select({ ...getTableColumns(table), [ROWID]: sql<number>`rowid` })
+          .from(table)
+          .where(sql`rowid > ${sql.placeholder("after")}`)
+          .orderBy(sql`rowid`)
+          .limit(BATCH)
+          .prepare();
         let copied = 0;
+        let after = 0;
         for (;;) {
-          const rows = read.all({ limit: BATCH, offset: copied }) as Record<string, unknown>[];
+          const rows = read.all({ after }) as Record<string, unknown>[];
           if (rows.length === 0) break;
+          after = rows[rows.length - 1]![ROWID] as number;
+          for (const row of rows) delete row[ROWID];
           await tx.insert(pgTable).values(rows as never);
           copied += rows.length;
           if (rows.length < BATCH) break;

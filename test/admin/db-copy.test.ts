@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { SQL } from "bun";
 import { systemClock } from "../../shared/clock.ts";
+import { createActivityStore } from "../../shared/db/activity.store.ts";
 import { dumpBoth } from "../../shared/db/copy.store.ts";
 import type { PgDb } from "../../shared/db/postgres.ts";
 import * as pgSchema from "../../shared/db/schema.pg.ts";
@@ -39,6 +40,11 @@ describe.skipIf(!server)("npm run admin -- db copy --to postgres://…", () => {
     await t.call("DELETE", "/api/v1/customers/1");
     const user = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Casey", email: "casey@acme.example", role: "admin" });
     issueInvite(t.db, systemClock, user, "http://127.0.0.1:3000");
+    // More rows than one batch of the copy (500), so the walk from batch to batch is exercised.
+    const activity = createActivityStore(t.db);
+    for (let i = 0; i < 1234; i++) {
+      activity.insert({ request_id: `req_bulk_${String(i).padStart(5, "0")}`, org_id: "org_bulk", key_id: "key_bulk", actor: "bulk", method: "GET", route: "/x", status: 200, address: null, duration_ms: 0.5, at: i });
+    }
     await t.shutdownApp(); // writes key usage; the database stays open
   });
   afterAll(async () => {
@@ -53,6 +59,7 @@ describe.skipIf(!server)("npm run admin -- db copy --to postgres://…", () => {
     const report = copied.json();
     expect(report).toMatchObject({ object: "db_copy", tables: { customers: 3, contacts: 3, onboardings: 3, users: 1, invites: 1 } });
     expect(report.tables.outbox).toBeGreaterThan(0);
+    expect(report.tables.activity_entries).toBeGreaterThan(1234);
 
     const both = await dumpBoth(t.db, pg);
     for (const name of Object.keys(both.sqlite)) expect({ name, rows: both.postgres[name] }).toEqual({ name, rows: both.sqlite[name] });
