@@ -50,4 +50,15 @@ describe.skipIf(!server)("PostgreSQL migrations in drizzle/postgres/", () => {
       .sort();
     expect(actual.sort()).toEqual(expected);
   });
+
+  test("the migrated database has exactly the pg-core schema's indexes, partial conditions included", async () => {
+    const rows = (await client`
+      SELECT indexname, indexdef FROM pg_indexes
+      WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_pk' AND indexname NOT LIKE '%_unique' ORDER BY indexname`) as { indexname: string; indexdef: string }[];
+    const expected = (Object.values(pg) as unknown[])
+      .filter((value): value is PgTable => is(value, PgTable))
+      .flatMap((table) => getTableConfig(table).indexes.map((index) => ({ name: index.config.name!, unique: index.config.unique, partial: index.config.where !== undefined })))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    expect(rows.map((r) => ({ name: r.indexname, unique: r.indexdef.startsWith("CREATE UNIQUE"), partial: r.indexdef.includes(" WHERE ") })).sort((a, b) => a.name.localeCompare(b.name))).toEqual(expected);
+  });
 });
