@@ -7,9 +7,12 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { formatMicrosOrNull, systemClock } from "../shared/clock.ts";
 import { ConfigError } from "../shared/errors.ts";
-import { loadConfig, withStoredSecrets } from "../shared/config.ts";
+import { databaseFromEnv, loadConfig, redactPassword, withStoredSecrets, type DatabaseConfig } from "../shared/config.ts";
+import { CopyRefused, copySqliteToPostgres } from "../shared/db/copy.store.ts";
+import { closePostgres, openPostgres, type PgDb } from "../shared/db/postgres.ts";
 import { listDeliveries, listTimeline } from "./reports.ts";
-import { openDatabase, type Db } from "../shared/db/client.ts";
+import { closeDatabase, openDatabase, type Db } from "../shared/db/client.ts";
+import { openConfiguredDatabase } from "../shared/db/open.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
 import type { RateLimitTier } from "../shared/domain.ts";
 import { issueInvite } from "../shared/invites.ts";
@@ -42,6 +45,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   user list --workspace SLUG
   timeline list --workspace SLUG --customer REF
   effects list --workspace SLUG [--onboarding REF]
+  db copy --to postgres://…   copy this SQLite database into an empty PostgreSQL one
 
 (\`org\` and \`--org\` are accepted as older spellings of \`workspace\` and \`--workspace\`.)
 
@@ -213,7 +217,36 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
   },
 };
 
-function main(argv: string[]): number {
+/**
+ * `db copy --to postgres://…`: DATABASE_URL must name the SQLite source; the target is
+ * migrated, must be empty, and receives every row in one transaction.
+ */
+async function copyDatabase(flags: Flags, database: DatabaseConfig): Promise<Output> {
+  const to = required(flags, "to");
+  const target = databaseFromEnv({ DATABASE_URL: to });
+  if (target.engine !== "postgres") throw new OperatorError(`--to must be a postgres:// or postgresql:// URL (got '${redactPassword(to)}').`);
+  if (database.engine !== "sqlite") throw new OperatorError("db copy reads a SQLite database: set DATABASE_URL to its file (file:…).");
+  const source = openDatabase(database.path);
+  let pg: PgDb | undefined;
+  try {
+    pg = await openPostgres(target.url, { poolSize: 1, statementTimeoutMs: 600_000 }).catch((error: Error) => {
+      throw new OperatorError(`cannot open ${redactPassword(target.url)}: ${error.message}`);
+    });
+    const report = await copySqliteToPostgres(source, pg).catch((error: Error) => {
+      throw error instanceof CopyRefused ? new OperatorError(error.message) : error;
+    });
+    const lines = Object.entries(report.tables).map(([name, n]) => `${name.padEnd(20)} ${n}`);
+    return {
+      json: { object: "db_copy", to: redactPassword(target.url), tables: report.tables, total: report.total },
+      text: `Copied ${report.total} rows into ${redactPassword(target.url)} (row counts verified):\n${lines.join("\n")}`,
+    };
+  } finally {
+    closeDatabase(source);
+    if (pg) await closePostgres(pg);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -237,6 +270,7 @@ function main(argv: string[]): number {
         "slack-user-id": { type: "string" },
         "launch-recap": { type: "string" },
         role: { type: "string" },
+        to: { type: "string" },
       },
     });
   } catch (error) {
@@ -246,16 +280,22 @@ function main(argv: string[]): number {
   const { values, positionals } = parsed;
   if (positionals[0] === "org") positionals[0] = "workspace";
   values.workspace ??= values.org;
-  const command = COMMANDS[positionals.slice(0, 2).join(" ")];
-  if (values.help || !command || positionals.length !== 2) {
+  const name = positionals.slice(0, 2).join(" ");
+  const command = COMMANDS[name];
+  if (values.help || (!command && name !== "db copy") || positionals.length !== 2) {
     (values.help ? console.log : console.error)(USAGE);
     return values.help ? 0 : 2;
   }
   try {
     const config = loadConfig(withStoredSecrets(process.env));
-    const db = openDatabase(config.databasePath);
-    const output = command(db, values, { secretKey: config.secretKey, publicUrl: config.publicUrl });
-    db.$client.close();
+    let output: Output;
+    if (name === "db copy") {
+      output = await copyDatabase(values, config.database);
+    } else {
+      const db = openConfiguredDatabase(config.database);
+      output = command!(db, values, { secretKey: config.secretKey, publicUrl: config.publicUrl });
+      closeDatabase(db);
+    }
     console.log(values.json ? JSON.stringify(output.json) : output.text);
     return 0;
   } catch (error) {
@@ -267,4 +307,4 @@ function main(argv: string[]): number {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

@@ -12,7 +12,9 @@ import { checkAdminAccess } from "./admin/admin-guard.ts";
 import { adminArea } from "./admin-area/admin-area.routes.ts";
 import { createMetrics } from "./admin/metrics.ts";
 import { queueDashboard } from "./admin/queue-dashboard.ts";
+import { createApiKeyStore } from "./auth/api-keys.store.ts";
 import { createAuthenticator } from "./auth/authenticate.ts";
+import { createHealthStore } from "../shared/db/health.store.ts";
 import { createKeyUsage } from "./auth/key-usage.ts";
 import { createIdempotency } from "./idempotency/idempotency.ts";
 import { createRateLimiter } from "./limits/rate-limiter.ts";
@@ -31,9 +33,9 @@ import { metaRoutes, type MetaDeps } from "./meta/meta.routes.ts";
 import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
 import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
 import { createWorkspaceStore } from "./workspaces.store.ts";
-import { createOutboxWriter } from "../shared/db/outbox.writer.ts";
+import { createOutboxWriter } from "../shared/db/outbox-writer.store.ts";
 import { createRelay } from "./outbox/relay.ts";
-import { createSequences } from "./sequences.ts";
+import { createSequences } from "./sequences.store.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export interface AppInfrastructure {
@@ -126,20 +128,16 @@ export async function createApp(infra: AppInfrastructure) {
   };
 
   const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger, commandTimeoutMs: infra.redisCommandTimeoutMs });
-  const usage = createKeyUsage(db, clock);
+  const apiKeyStore = createApiKeyStore(db);
+  const health = createHealthStore(db);
+  const usage = createKeyUsage(apiKeyStore, clock);
   const idempotency = createIdempotency(db, clock);
   const activity = createActivityRecorder({ db, outbox, logger, nowMicros: () => clock.nowMicros() });
 
   let document: unknown;
   const routes: RouteDef[] = routeTable(services, {
     probes: {
-      database: async () => {
-        try {
-          return db.$client.query("SELECT 1 AS ok").get() !== null;
-        } catch {
-          return false;
-        }
-      },
+      database: async () => health.answers(),
       redis: () => redisAnswers(infra.redis),
     },
     rateLimiterMode: () => limiter.mode(),
@@ -215,7 +213,7 @@ export async function createApp(infra: AppInfrastructure) {
     .get(DOCS_BUNDLE_PATH, () => docsBundle(newId("req")));
 
   mountRoutes(app, routes, {
-    authenticate: createAuthenticator(db),
+    authenticate: createAuthenticator(apiKeyStore),
     limits,
     usage,
     idempotency,

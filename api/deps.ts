@@ -4,8 +4,8 @@ import type { ContactStore } from "./contacts/contacts.store.ts";
 import type { CustomerStore } from "./customers/customers.store.ts";
 import type { OnboardingStore } from "./onboardings/onboardings.store.ts";
 import type { WorkspaceStore } from "./workspaces.store.ts";
-import type { OutboxWriter } from "../shared/db/outbox.writer.ts";
-import type { NextSequence } from "./sequences.ts";
+import type { OutboxWriter } from "../shared/db/outbox-writer.store.ts";
+import type { NextSequence } from "./sequences.store.ts";
 
 /**
  * Everything service functions may touch, built once by the composition root. Each service

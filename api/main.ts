@@ -1,7 +1,8 @@
 import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
-import { openDatabase } from "../shared/db/client.ts";
+import { closeDatabase } from "../shared/db/client.ts";
+import { describeDatabase, openDatabaseOrExit } from "../shared/db/open.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createApp } from "./app.ts";
@@ -9,7 +10,7 @@ import { createApp } from "./app.ts";
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, { service: "api" });
 // SQLite's own busy wait would freeze the event loop: the API waits for locks with timers.
-const db = openDatabase(config.databasePath, { busyTimeoutMs: 0 });
+const db = openDatabaseOrExit(config.database, { busyTimeoutMs: 0 });
 // The API's Redis connection fails fast and never waits long: a request must not hang on a
 // Redis that is down (no offline queue) or hung (a command timeout).
 const redis = new Redis(config.redisUrl, {
@@ -45,7 +46,7 @@ try {
   );
   process.exit(1);
 }
-logger.info("api listening", { url: `http://${config.host}:${config.port}/api/v1`, database: config.databasePath });
+logger.info("api listening", { url: `http://${config.host}:${config.port}/api/v1`, database: describeDatabase(config.database) });
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -62,7 +63,7 @@ async function shutdown(signal: string) {
   const deadline = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 10_000).unref());
   if ((await Promise.race([drained, deadline])) === "timeout") logger.warn("api drain timed out after 10 s");
   redis.disconnect();
-  db.$client.close();
+  closeDatabase(db);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

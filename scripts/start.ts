@@ -9,7 +9,7 @@ import { spawn, type Subprocess } from "bun";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadConfigOrExit } from "../shared/config.ts";
-import { openDatabase } from "../shared/db/client.ts";
+import { closeDatabase, openDatabase } from "../shared/db/client.ts";
 import { listWorkspaces } from "../shared/workspaces.ts";
 import { ensureSecrets } from "./ensure-secrets.ts";
 import { redisAnswers, startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
@@ -66,9 +66,10 @@ async function tellNextStep(): Promise<void> {
     return;
   }
   say(`API at ${config.publicUrl}/api/v1; reference at ${config.publicUrl}/api/v1/docs`);
-  const db = openDatabase(config.databasePath);
+  if (config.database.engine !== "sqlite") return;
+  const db = openDatabase(config.database.path);
   const workspaces = listWorkspaces(db).length;
-  db.$client.close();
+  closeDatabase(db);
   if (workspaces > 0) return;
   const tokenAt = process.env.ADMIN_TOKEN ? "the ADMIN_TOKEN environment variable" : `ADMIN_TOKEN in ${secrets.file}`;
   say(

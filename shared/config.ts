@@ -9,8 +9,8 @@ export interface Config {
   host: string;
   /** Where users and clients reach the service (no trailing slash): the OpenAPI `servers` URL, invite links, every absolute link, the admin area's Origin check, secure cookies when https. */
   publicUrl: string;
-  /** A filesystem path for bun:sqlite, or `:memory:`. */
-  databasePath: string;
+  /** Which engine `DATABASE_URL` names: SQLite (the embedded default) or PostgreSQL. */
+  database: DatabaseConfig;
   redisUrl: string;
   logLevel: LogLevel;
   queuePrefix: string;
@@ -43,6 +43,12 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
+export type DatabaseConfig =
+  /** A filesystem path for bun:sqlite, or `:memory:`. */
+  | { engine: "sqlite"; path: string }
+  /** A `postgres://` or `postgresql://` URL, and how many connections one process may hold. */
+  | { engine: "postgres"; url: string; poolSize: number };
+
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
 
 function port(env: Env): number {
@@ -59,6 +65,37 @@ export function databasePathFromUrl(raw: string): string {
   const path = raw.startsWith("file:") ? raw.slice("file:".length) : raw;
   if (path === "") throw new ConfigError("DATABASE_URL must name a file, e.g. file:./data/onboarding.sqlite.");
   return path;
+}
+
+/**
+ * `DATABASE_URL` picks the engine: `file:…`, a path or `:memory:` is SQLite; `postgres://` or
+ * `postgresql://` is PostgreSQL. Any other scheme is refused rather than read as a file name
+ * (`postgres:` once became a folder, and the service ran on SQLite without a word).
+ */
+export function databaseFromEnv(env: Env): DatabaseConfig {
+  const raw = env.DATABASE_URL ?? "file:./data/onboarding.sqlite";
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]+):/.exec(raw)?.[1]?.toLowerCase();
+  if (scheme === "postgres" || scheme === "postgresql") {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ConfigError(`DATABASE_URL is not a valid PostgreSQL URL (got '${redactPassword(raw)}').`);
+    }
+    if (!url.host) throw new ConfigError(`DATABASE_URL must name a PostgreSQL host, e.g. postgres://user@db.example:5432/onboarding (got '${redactPassword(raw)}').`);
+    return { engine: "postgres", url: raw, poolSize: positiveInt(env, "DATABASE_POOL_SIZE", 10, 1000) };
+  }
+  if (scheme !== undefined && scheme !== "file") {
+    throw new ConfigError(
+      `DATABASE_URL has the unknown scheme '${scheme}:'; use file:<path> (or a bare path, or :memory:) for SQLite, postgres:// or postgresql:// for PostgreSQL.`,
+    );
+  }
+  return { engine: "sqlite", path: databasePathFromUrl(raw) };
+}
+
+/** A database URL fit for a log line or an error message. */
+export function redactPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, "$1***@");
 }
 
 function redisUrl(env: Env): string {
@@ -138,7 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: port(env),
     host,
     publicUrl: publicUrl(env, host, port(env)),
-    databasePath: databasePathFromUrl(env.DATABASE_URL ?? "file:./data/onboarding.sqlite"),
+    database: databaseFromEnv(env),
     redisUrl: redisUrl(env),
     logLevel,
     queuePrefix,

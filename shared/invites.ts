@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "./clock.ts";
 import type { Db } from "./db/client.ts";
-import { invites, type UserRow } from "./db/schema.ts";
+import type { UserRow } from "./db/schema.ts";
+import { workspaceStore } from "./workspaces.store.ts";
 import { OperatorError } from "./workspaces.ts";
 
 export const INVITE_LIFETIME_MICROS = 24 * 3600 * 1_000_000;
@@ -23,7 +23,6 @@ export function issueInvite(db: Db, clock: Clock, user: Pick<UserRow, "id" | "or
   if (user.role !== "admin") throw new OperatorError("Only administrators sign in: give the user --role admin first.");
   const token = randomToken();
   const now = clock.nowMicros();
-  db.delete(invites).where(and(eq(invites.userId, user.id), isNull(invites.usedAt))).run();
-  db.insert(invites).values({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, createdAt: now, expiresAt: now + INVITE_LIFETIME_MICROS }).run();
+  workspaceStore.replaceInvite(db, { tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, createdAt: now, expiresAt: now + INVITE_LIFETIME_MICROS });
   return { url: inviteUrl(publicUrl, token), expiresAt: now + INVITE_LIFETIME_MICROS };
 }

@@ -1,8 +1,8 @@
-import { and, asc, desc, eq } from "drizzle-orm";
 import { generateApiKey } from "./api-keys.ts";
 import type { Clock } from "./clock.ts";
 import { writeTransaction, type Db } from "./db/client.ts";
-import { apiKeys, organizations, users, type UserRole } from "./db/schema.ts";
+import type { organizations, UserRole } from "./db/schema.ts";
+import { workspaceStore as store } from "./workspaces.store.ts";
 import { encryptSecret } from "./secrets.ts";
 import { EMAIL_PATTERN, RATE_LIMIT_TIERS, SLUG_MAX_LENGTH, SLUG_PATTERN, type KeyMode, type RateLimitTier } from "./domain.ts";
 import { newId } from "./ids.ts";
@@ -21,19 +21,19 @@ export function createWorkspace(db: Db, clock: Clock, input: { slug: string; nam
   const name = input.name.trim();
   if (name === "" || name.length > 200) throw new OperatorError("--name must be 1 to 200 characters.");
   return writeTransaction(db, () => {
-    if (db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, input.slug)).get()) {
+    if (store.organizationBySlug(db, input.slug)) {
       throw new OperatorError(`A workspace with slug '${input.slug}' already exists.`);
     }
     const row = { id: newId("org"), slug: input.slug, name, launchRecapEnabled: false, slackTokenEncrypted: null, createdAt: clock.nowMicros() };
-    db.insert(organizations).values(row).run();
+    store.insertOrganization(db, row);
     return row;
   });
 }
 
-export const listWorkspaces = (db: Db) => db.select().from(organizations).orderBy(asc(organizations.createdAt)).all();
+export const listWorkspaces = (db: Db) => store.listOrganizations(db);
 
 export function findWorkspace(db: Db, slug: string) {
-  const org = db.select().from(organizations).where(eq(organizations.slug, slug)).get();
+  const org = store.organizationBySlug(db, slug);
   if (!org) throw new OperatorError(`No workspace with slug '${slug}'.`);
   return org;
 }
@@ -59,22 +59,22 @@ export function createApiKey(
     createdAt: clock.nowMicros(),
     createdBy: input.createdBy ?? null,
   };
-  db.insert(apiKeys).values(row).run();
+  store.insertApiKey(db, row);
   return { row, key, org };
 }
 
 export function listApiKeys(db: Db, workspaceSlug: string) {
   const org = findWorkspace(db, workspaceSlug);
-  return db.select().from(apiKeys).where(eq(apiKeys.orgId, org.id)).orderBy(desc(apiKeys.createdAt)).all();
+  return store.apiKeysOf(db, org.id);
 }
 
 /** Takes effect on the key's next request: authentication reads the row every time. */
 export function revokeApiKey(db: Db, clock: Clock, keyId: string) {
-  const key = db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+  const key = store.apiKeyById(db, keyId);
   if (!key) throw new OperatorError(`No API key with id '${keyId}'.`);
   if (key.revokedAt !== null) return key;
   const revokedAt = clock.nowMicros();
-  db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId)).run();
+  store.revokeApiKey(db, keyId, revokedAt);
   return { ...key, revokedAt };
 }
 
@@ -105,7 +105,7 @@ export function addUser(
   const org = findWorkspace(db, input.workspaceSlug);
   const name = checkUserFields(input);
   const email = input.email.trim().toLowerCase();
-  if (db.select({ id: users.id }).from(users).where(and(eq(users.orgId, org.id), eq(users.email, email))).get()) {
+  if (store.userByEmail(db, org.id, email)) {
     throw new OperatorError(`A user with e-mail '${email}' already exists in this workspace.`);
   }
   const row = {
@@ -118,37 +118,37 @@ export function addUser(
     role: input.role ?? "member",
     passwordHash: null,
   };
-  db.insert(users).values(row).run();
+  store.insertUser(db, row);
   return row;
 }
 
 export function findUserByEmail(db: Db, workspaceSlug: string, email: string) {
   const org = findWorkspace(db, workspaceSlug);
-  const user = db.select().from(users).where(and(eq(users.orgId, org.id), eq(users.email, email.trim().toLowerCase()))).get();
+  const user = store.userByEmail(db, org.id, email.trim().toLowerCase());
   if (!user) throw new OperatorError(`No user with e-mail '${email}' in workspace '${workspaceSlug}'.`);
   return user;
 }
 
 /** Name, role and Slack id of one user of one workspace. A user who stops being an admin loses their sessions. */
 export function updateUser(db: Db, orgId: string, userId: string, input: { name: string; role: UserRole; slackUserId: string | null }) {
-  const user = db.select().from(users).where(and(eq(users.orgId, orgId), eq(users.id, userId))).get();
+  const user = store.userById(db, orgId, userId);
   if (!user) throw new OperatorError("No such user in this workspace.");
   const name = checkUserFields({ name: input.name, email: user.email, slackUserId: input.slackUserId, role: input.role });
-  db.update(users).set({ name, role: input.role, slackUserId: input.slackUserId }).where(and(eq(users.orgId, orgId), eq(users.id, userId))).run();
+  store.updateUser(db, orgId, userId, { name, role: input.role, slackUserId: input.slackUserId });
   return { ...user, name, role: input.role, slackUserId: input.slackUserId };
 }
 
 /** Removes a user of one workspace; their sessions and invites go with the row (foreign keys cascade). */
 export function removeUser(db: Db, orgId: string, userId: string) {
-  const user = db.select().from(users).where(and(eq(users.orgId, orgId), eq(users.id, userId))).get();
+  const user = store.userById(db, orgId, userId);
   if (!user) throw new OperatorError("No such user in this workspace.");
-  db.delete(users).where(and(eq(users.orgId, orgId), eq(users.id, userId))).run();
+  store.deleteUser(db, orgId, userId);
   return user;
 }
 
 export function listUsers(db: Db, workspaceSlug: string) {
   const org = findWorkspace(db, workspaceSlug);
-  return db.select().from(users).where(eq(users.orgId, org.id)).orderBy(asc(users.createdAt)).all();
+  return store.usersOf(db, org.id);
 }
 
 /** Workspace settings: the Slack token (sealed with SECRET_KEY) and the launch-recap switch. */
@@ -168,6 +168,6 @@ export function updateWorkspace(
   }
   if (input.launchRecap !== undefined) changes.launchRecapEnabled = input.launchRecap;
   if (Object.keys(changes).length === 0) throw new OperatorError("Nothing to update: give --slack-token and/or --launch-recap on|off.");
-  db.update(organizations).set(changes).where(eq(organizations.id, org.id)).run();
+  store.updateOrganization(db, org.id, changes);
   return { ...org, ...changes };
 }

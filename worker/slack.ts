@@ -1,5 +1,5 @@
 import { ErrorCode, LogLevel, WebClient, type WebAPIPlatformError } from "@slack/web-api";
-import type { Db } from "../shared/db/client.ts";
+import type { Lookups } from "./lookups.store.ts";
 import { decryptSecret } from "../shared/secrets.ts";
 import type { DeliveryOutcome } from "./deliveries.ts";
 import { PermanentFailure } from "./failures.ts";
@@ -64,14 +64,11 @@ export type DirectMessageResult = "posted" | "found" | { unknowable: string };
  * read (a missing scope) or the search runs past its bound, the answer is `unknowable` and
  * nothing is posted: the delivery says so rather than guess.
  */
-export function createSlackGateway(db: Db, settings: SlackSettings) {
-  const orgToken = db.$client.prepare<{ sealed: string | null }, { orgId: string }>(
-    "SELECT slack_token_encrypted AS sealed FROM organizations WHERE id = $orgId",
-  );
+export function createSlackGateway(lookups: Pick<Lookups, "slackToken">, settings: SlackSettings) {
   const clients = new Map<string, WebClient>();
 
   function tokenFor(orgId: string): string {
-    const sealed = orgToken.get({ orgId })?.sealed ?? null;
+    const sealed = lookups.slackToken(orgId);
     if (sealed !== null) {
       if (!settings.secretKey) throw new PermanentFailure("the workspace's Slack token is stored but SECRET_KEY is not set");
       try {

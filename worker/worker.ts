@@ -13,7 +13,7 @@ import { launchHandlers } from "./handlers/launch-automations.ts";
 import { recordHandlers } from "./handlers/records.ts";
 import { createReminderScan, reminderHandlers } from "./handlers/reminders.ts";
 import type { QueueHandlers } from "./handlers/types.ts";
-import { createLookups } from "./lookups.ts";
+import { createLookups } from "./lookups.store.ts";
 import type { Mailer } from "./mailer.ts";
 import { createSlackGateway, type SlackSettings } from "./slack.ts";
 
@@ -54,7 +54,7 @@ export function createWorker(infra: WorkerInfrastructure) {
   const queues = createQueues(infra.connection, infra.prefix);
   const deliveries = createDeliveries(db, clock);
   const lookups = createLookups(db);
-  const slack = createSlackGateway(db, infra.slack);
+  const slack = createSlackGateway(lookups, infra.slack);
   const outboundDeps = { db, clock, deliveries, lookups, slack, mailFrom: infra.mailFrom };
   const scanReminders = createReminderScan({ db, clock });
   const outbox = createOutboxStore(db);

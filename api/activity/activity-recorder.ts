@@ -3,7 +3,7 @@ import { createActivityStore } from "../../shared/db/activity.store.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { OutboxWriter } from "../../shared/db/outbox.writer.ts";
+import type { OutboxWriter } from "../../shared/db/outbox-writer.store.ts";
 
 export interface ActivityRecorderOptions {
   db: Db;

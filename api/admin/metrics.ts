@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Db } from "../../shared/db/client.ts";
+import { createMetricsStore } from "./metrics.store.ts";
 import type { Queues } from "../../shared/jobs/queues.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { Relay } from "../outbox/relay.ts";
@@ -32,9 +33,7 @@ export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limi
     labelNames: ["method", "route"] as const,
     registers: [registry],
   });
-  const deliveries = deps.db.$client.prepare<{ kind: string; status: string; n: number }, []>(
-    "SELECT kind, status, count(*) AS n FROM deliveries GROUP BY kind, status",
-  );
+  const store = createMetricsStore(deps.db);
   new Gauge({
     name: "queue_jobs",
     help: "BullMQ jobs by queue and state.",
@@ -82,7 +81,7 @@ export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limi
     registers: [registry],
     collect() {
       this.reset();
-      for (const row of deliveries.all()) this.set({ kind: row.kind, status: row.status }, row.n);
+      for (const row of store.deliveriesByKindAndStatus()) this.set({ kind: row.kind, status: row.status }, row.n);
     },
   });
   new Gauge({

@@ -1,5 +1,4 @@
-import type { Db } from "../../shared/db/client.ts";
-import type { KeyMode, RateLimitTier } from "../../shared/domain.ts";
+import type { ApiKeyStore } from "./api-keys.store.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";
 import type { Actor } from "./actor.ts";
@@ -31,24 +30,19 @@ export function parseAuthorization(header: string | null): string {
  * revocation holds from the very next request, in every process. The workspace's identity
  * (id, slug, name) never changes, so it is read once per workspace and kept.
  */
-export function createAuthenticator(db: Db) {
-  const byHash = db.$client.prepare<KeyRow, { hash: string }>(
-    `SELECT id AS keyId, name AS keyName, prefix AS keyPrefix, mode, rate_limit_tier AS tier, revoked_at AS revokedAt, org_id AS orgId
-     FROM api_keys WHERE key_hash = $hash`,
-  );
-  const organization = db.$client.prepare<{ slug: string; name: string }, { id: string }>("SELECT slug, name FROM organizations WHERE id = $id");
+export function createAuthenticator(store: ApiKeyStore) {
   const workspaces = new Map<string, { slug: string; name: string }>();
 
   return function authenticate(header: string | null): Actor {
     const key = parseAuthorization(header);
-    const found = KEY_PATTERN.test(key) ? byHash.get({ hash: hashApiKey(key) }) : null;
+    const found = KEY_PATTERN.test(key) ? store.byHash(hashApiKey(key)) : null;
     if (!found) throw new DomainError("invalid_api_key", `Invalid API key provided: ${key.slice(0, 12)}…`);
     if (found.revokedAt !== null) {
       throw new DomainError("api_key_revoked", `The API key ${found.keyPrefix}… has been revoked.`);
     }
     let workspace = workspaces.get(found.orgId);
     if (!workspace) {
-      workspace = organization.get({ id: found.orgId })!;
+      workspace = store.workspace(found.orgId)!;
       workspaces.set(found.orgId, workspace);
     }
     return {
@@ -62,16 +56,6 @@ export function createAuthenticator(db: Db) {
       tier: found.tier,
     };
   };
-}
-
-interface KeyRow {
-  keyId: string;
-  keyName: string;
-  keyPrefix: string;
-  mode: KeyMode;
-  tier: RateLimitTier;
-  revokedAt: number | null;
-  orgId: string;
 }
 
 export type Authenticate = ReturnType<typeof createAuthenticator>;

@@ -1,5 +1,6 @@
 import type { Clock } from "../../shared/clock.ts";
 import { writeTransaction, type Db } from "../../shared/db/client.ts";
+import { createIdempotencyStore } from "./idempotency.store.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import { DomainError } from "../../shared/errors.ts";
 
@@ -11,14 +12,6 @@ export const RETENTION_MICROS = 24 * 3600 * 1_000_000;
 
 export type Claim = { kind: "claimed" } | { kind: "replay"; status: number; body: string };
 
-interface StoredRow {
-  fingerprint: string;
-  claimed_at: number;
-  completed_at: number | null;
-  response_status: number | null;
-  response_body: string | null;
-  created_at: number;
-}
 
 export function validateIdempotencyKey(value: string): string {
   if (value.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
@@ -34,39 +27,18 @@ export function validateIdempotencyKey(value: string): string {
  * without its stored response (or the reverse).
  */
 export function createIdempotency(db: Db, clock: Clock) {
-  const sqlite = db.$client;
-  const claim = sqlite.prepare(
-    `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at)
-     VALUES ($apiKeyId, $key, $fingerprint, $now, $now) ON CONFLICT DO NOTHING`,
-  );
-  const find = sqlite.prepare<StoredRow, { apiKeyId: string; key: string }>(
-    `SELECT fingerprint, claimed_at, completed_at, response_status, response_body, created_at
-     FROM idempotency_keys WHERE api_key_id = $apiKeyId AND key = $key`,
-  );
-  const takeOver = sqlite.prepare(
-    `UPDATE idempotency_keys SET claimed_at = $now
-     WHERE api_key_id = $apiKeyId AND key = $key AND completed_at IS NULL AND claimed_at = $claimedAt`,
-  );
-  const remove = sqlite.prepare(`DELETE FROM idempotency_keys WHERE api_key_id = $apiKeyId AND key = $key`);
-  const release = sqlite.prepare(
-    `DELETE FROM idempotency_keys WHERE api_key_id = $apiKeyId AND key = $key AND completed_at IS NULL`,
-  );
-  const complete = sqlite.prepare(
-    `UPDATE idempotency_keys SET completed_at = $now, response_status = $status, response_body = $body
-     WHERE api_key_id = $apiKeyId AND key = $key`,
-  );
-  const purge = sqlite.prepare(`DELETE FROM idempotency_keys WHERE created_at < $cutoff`);
+  const store = createIdempotencyStore(db);
 
   /** Claims the key, or says why not: a replay, a different request, or one still running. */
   function begin(apiKeyId: string, key: string, fingerprint: string): Claim {
     return writeTransaction(db, () => {
       const now = clock.nowMicros();
       const ids = { apiKeyId, key };
-      if (claim.run({ ...ids, fingerprint, now }).changes === 1) return { kind: "claimed" } as const;
-      const row = find.get(ids)!;
-      if (row.created_at <= now - RETENTION_MICROS) {
-        remove.run(ids); // expired but not yet purged: the key is new again
-        claim.run({ ...ids, fingerprint, now });
+      if (store.claim(ids, fingerprint, now)) return { kind: "claimed" } as const;
+      const row = store.find(ids)!;
+      if (row.createdAt <= now - RETENTION_MICROS) {
+        store.remove(ids); // expired but not yet purged: the key is new again
+        store.claim(ids, fingerprint, now);
         return { kind: "claimed" } as const;
       }
       if (row.fingerprint !== fingerprint) {
@@ -75,10 +47,10 @@ export function createIdempotency(db: Db, clock: Clock) {
           "This Idempotency-Key was already used with a different request (method, path or body). Use a new key for a new operation.",
         );
       }
-      if (row.completed_at !== null) {
-        return { kind: "replay", status: row.response_status!, body: row.response_body! } as const;
+      if (row.completedAt !== null) {
+        return { kind: "replay", status: row.responseStatus!, body: row.responseBody! } as const;
       }
-      if (row.claimed_at > now - CLAIM_TIMEOUT_MICROS) {
+      if (row.claimedAt > now - CLAIM_TIMEOUT_MICROS) {
         throw new DomainError(
           "idempotency_key_in_use",
           "A request with this Idempotency-Key is still being processed. Retry after the Retry-After header's seconds.",
@@ -86,7 +58,7 @@ export function createIdempotency(db: Db, clock: Clock) {
           1,
         );
       }
-      takeOver.run({ ...ids, now, claimedAt: row.claimed_at });
+      store.takeOver(ids, row.claimedAt, now);
       return { kind: "claimed" } as const;
     });
   }
@@ -103,21 +75,21 @@ export function createIdempotency(db: Db, clock: Clock) {
       try {
         return writeTransaction(db, () => {
           const body = JSON.stringify(produce());
-          complete.run({ apiKeyId, key, now: clock.nowMicros(), status, body });
+          store.complete({ apiKeyId, key }, status, body, clock.nowMicros());
           return body;
         });
       } catch (error) {
-        if (!isDatabaseBusy(error)) release.run({ apiKeyId, key });
+        if (!isDatabaseBusy(error)) store.release({ apiKeyId, key });
         throw error;
       }
     },
     /** Frees an unfinished claim, so the key can be used again. */
     release(apiKeyId: string, key: string): void {
-      release.run({ apiKeyId, key });
+      store.release({ apiKeyId, key });
     },
     /** Deletes stored responses past retention; returns how many. */
     purgeExpired(): number {
-      return purge.run({ cutoff: clock.nowMicros() - RETENTION_MICROS }).changes;
+      return store.purgeBefore(clock.nowMicros() - RETENTION_MICROS);
     },
   };
 }

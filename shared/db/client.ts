@@ -5,10 +5,11 @@ import { sql, type SQL } from "drizzle-orm";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import * as schema from "./schema.ts";
+import { foreignTransactionOpen, insideTransaction, TransactionOpenElsewhere } from "./sqlite-transactions.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
-export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle");
+export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle/sqlite");
 
 export interface OpenOptions {
   /**
@@ -43,6 +44,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
  * bun:sqlite an `await` inside would let the transaction commit before the rest ran.
  */
 export function writeTransaction<T>(db: Db, fn: () => T): T {
+  // Inside an asynchronous transaction of this context: part of it. Beside another context's:
+  // refused as busy (bun:sqlite would otherwise nest it as a savepoint of that transaction).
+  if (insideTransaction(db)) return fn();
+  if (foreignTransactionOpen(db)) throw new TransactionOpenElsewhere();
   return db.$client
     .transaction(() => {
       const result = fn();
@@ -60,3 +65,8 @@ export function writeTransaction<T>(db: Db, fn: () => T): T {
  * placeholder; bound at execution like any `sql.placeholder`.
  */
 export const setParam = (name: string): SQL => sql`${sql.placeholder(name)}`;
+
+/** Closes the database's connection (process shutdown, the end of a command). */
+export function closeDatabase(db: Db): void {
+  db.$client.close();
+}

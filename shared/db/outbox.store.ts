@@ -18,7 +18,7 @@ export function outboxIdOf(jobId: string | undefined): number | null {
 }
 
 /**
- * The outbox's life cycle: written with the change (outbox.writer.ts), handed to Redis
+ * The outbox's life cycle: written with the change (outbox-writer.store.ts), handed to Redis
  * (`relayed_at`), done when its effect reached an outcome (`completed_at`, set by the worker).
  */
 export function createOutboxStore(db: Db) {

@@ -16,3 +16,9 @@ export function rawColumns<T extends Table>(table: T) {
   };
   return { list, fromRow };
 }
+
+/**
+ * A column's quoted SQL name, for the raw prepared statements of hot paths: the statement text
+ * is built from the schema, so renaming or dropping a column fails the type check here too.
+ */
+export const col = (column: { name: string }) => `"${column.name}"`;

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { afterAll, describe, expect, test } from "bun:test";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -72,5 +73,34 @@ describe("the API process", () => {
     ]);
     expect(jobs.filter((j) => j.name === "timeline.phase_changed")).toHaveLength(1);
     await records.close();
+  });
+});
+
+describe("DATABASE_URL at start-up", () => {
+  test("an unknown scheme stops the API and the worker with a message naming the variable, creating nothing", async () => {
+    const cwd = process.cwd();
+    for (const entry of ["api/main.ts", "worker/main.ts"] as const) {
+      const child = Bun.spawn([process.execPath, entry], {
+        env: { ...process.env, DATABASE_URL: "mysql://root@127.0.0.1/onboarding", REDIS_URL: testRedisUrl(), LOG_LEVEL: "warn" },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(await exitWithin(child, 10_000)).toBe(78);
+      expect(await new Response(child.stderr).text()).toContain("DATABASE_URL has the unknown scheme 'mysql:'");
+    }
+    expect(existsSync(`${cwd}/mysql:`)).toBe(false);
+  });
+
+  test("a PostgreSQL URL is never read as a file path: until the services run on it, start-up says so and stops", async () => {
+    const child = Bun.spawn([process.execPath, "api/main.ts"], {
+      env: { ...process.env, DATABASE_URL: "postgres://onboarding@127.0.0.1:5432/onboarding", REDIS_URL: testRedisUrl(), LOG_LEVEL: "warn" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await exitWithin(child, 10_000)).toBe(78);
+    expect(await new Response(child.stderr).text()).toContain("DATABASE_URL names PostgreSQL");
+    expect(existsSync(`${process.cwd()}/postgres:`)).toBe(false);
   });
 });

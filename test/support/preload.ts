@@ -1,5 +1,6 @@
 import { afterAll } from "bun:test";
 import { startPrivateRedis, type PrivateRedis } from "../../scripts/private-redis.ts";
+import { postgresAnswers } from "./postgres.ts";
 
 /**
  * One Redis for the whole `bun test` run: `REDIS_URL` when the caller provides one,
@@ -15,6 +16,13 @@ if (!process.env.TEST_REDIS_URL) {
     process.env.TEST_REDIS_URL = owned.url;
   }
 }
+
+/**
+ * PostgreSQL: `TEST_POSTGRES_URL` when set; otherwise one answering at 127.0.0.1:5432 as
+ * `postgres` (Debian's default, trust on loopback). Without either the PostgreSQL variants skip.
+ */
+const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
+if (!process.env.TEST_POSTGRES_URL && (await postgresAnswers(LOCAL_POSTGRES))) process.env.TEST_POSTGRES_URL = LOCAL_POSTGRES;
 
 afterAll(async () => {
   await owned?.stop();

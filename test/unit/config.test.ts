@@ -7,7 +7,7 @@ describe("configuration", () => {
       port: 3000,
       host: "127.0.0.1",
       publicUrl: "http://127.0.0.1:3000",
-      databasePath: "./data/onboarding.sqlite",
+      database: { engine: "sqlite", path: "./data/onboarding.sqlite" },
       redisUrl: "redis://127.0.0.1:6379",
       logLevel: "info",
       queuePrefix: "bull",
@@ -52,8 +52,21 @@ describe("configuration", () => {
     expect(() => loadConfig({ WORKER_CONCURRENCY_OUTBOUND: "0" })).toThrow(/^WORKER_CONCURRENCY_OUTBOUND/);
   });
 
-  test("DATABASE_URL takes file: URLs and :memory:", () => {
-    expect(loadConfig({ DATABASE_URL: "file:/tmp/x.sqlite" }).databasePath).toBe("/tmp/x.sqlite");
-    expect(loadConfig({ DATABASE_URL: ":memory:" }).databasePath).toBe(":memory:");
+  test("DATABASE_URL takes file: URLs, bare paths and :memory: as SQLite", () => {
+    expect(loadConfig({ DATABASE_URL: "file:/tmp/x.sqlite" }).database).toEqual({ engine: "sqlite", path: "/tmp/x.sqlite" });
+    expect(loadConfig({ DATABASE_URL: ":memory:" }).database).toEqual({ engine: "sqlite", path: ":memory:" });
+    expect(loadConfig({ DATABASE_URL: "./data/x.sqlite" }).database).toEqual({ engine: "sqlite", path: "./data/x.sqlite" });
+  });
+
+  test("DATABASE_URL picks PostgreSQL for postgres:// and postgresql://, sized by DATABASE_POOL_SIZE", () => {
+    expect(loadConfig({ DATABASE_URL: "postgres://app@db:5432/onb" }).database).toEqual({ engine: "postgres", url: "postgres://app@db:5432/onb", poolSize: 10 });
+    expect(loadConfig({ DATABASE_URL: "postgresql://app@db/onb", DATABASE_POOL_SIZE: "25" }).database).toEqual({ engine: "postgres", url: "postgresql://app@db/onb", poolSize: 25 });
+    expect(() => loadConfig({ DATABASE_URL: "postgres://app@db/onb", DATABASE_POOL_SIZE: "0" })).toThrow(/^DATABASE_POOL_SIZE/);
+  });
+
+  test("any other DATABASE_URL scheme stops start-up, naming the variable, and never becomes a folder", () => {
+    expect(() => loadConfig({ DATABASE_URL: "mysql://root@db/onb" })).toThrow(/^DATABASE_URL has the unknown scheme 'mysql:'/);
+    expect(() => loadConfig({ DATABASE_URL: "postgres:onb" })).toThrow(/^DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: "postgres://user:s3cret@/onb" })).toThrow(/^DATABASE_URL(?!.*s3cret)/);
   });
 });

@@ -1,4 +1,5 @@
 import { PermanentFailure } from "../failures.ts";
+import { createOutboundStore } from "../outbound.store.ts";
 import { composeMessage } from "../mailer.ts";
 import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
 import { directMessageOutcome } from "../slack.ts";
@@ -11,14 +12,7 @@ import type { QueueHandlers } from "./types.ts";
  */
 export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound">, "launch.slack_dm" | "launch.calendar_entry" | "launch.recap_email"> {
   const { deliveries, lookups, slack } = deps;
-  const calendar = deps.db.$client.prepare(
-    `INSERT INTO calendar_entries (source, org_id, customer_id, onboarding_id, kind, title, at)
-     VALUES ($source, $orgId, $customerId, $onboardingId, 'launch', $title, $at) ON CONFLICT(source) DO NOTHING`,
-  );
-  const draft = deps.db.$client.prepare(
-    `INSERT INTO email_drafts (source, org_id, onboarding_id, to_address, subject, raw, created_at)
-     VALUES ($source, $orgId, $onboardingId, $to, $subject, $raw, $now) ON CONFLICT(source) DO NOTHING`,
-  );
+  const store = createOutboundStore(deps.db);
   const context = (onboardingId: string) => {
     const found = lookups.onboarding(onboardingId);
     if (!found) throw new PermanentFailure(`onboarding ${onboardingId} does not exist`);
@@ -45,7 +39,7 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
     "launch.calendar_entry": (p, job) =>
       deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "launch.calendar_entry", target: p.customer_id }, async () => {
         const onboarding = context(p.onboarding_id);
-        calendar.run({
+        store.calendarEntry({
           source: job.id!,
           orgId: p.org_id,
           customerId: p.customer_id,
@@ -69,7 +63,7 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
           text: `Hello ${contact.name},\n\n${onboarding.customerName} is live. Here is a recap of the onboarding (#${onboarding.displayId}) so far.\n\n`,
           headers: { "X-Onboarding-Id": p.onboarding_id },
         });
-        draft.run({ source: job.id!, orgId: p.org_id, onboardingId: p.onboarding_id, to: contact.email, subject, raw, now: deps.clock.nowMicros() });
+        store.emailDraft({ source: job.id!, orgId: p.org_id, onboardingId: p.onboarding_id, to: contact.email, subject, raw, now: deps.clock.nowMicros() });
         return { status: "sent", detail: "draft stored (not sent)", target: contact.email };
       }),
   };

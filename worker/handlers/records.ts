@@ -1,5 +1,5 @@
-import { createActivityStore } from "../../shared/db/activity.store.ts";
-import { writeTransaction, type Db } from "../../shared/db/client.ts";
+import type { Db } from "../../shared/db/client.ts";
+import { createRecordsStore } from "../records.store.ts";
 import type { QueueHandlers } from "./types.ts";
 
 /**
@@ -7,21 +7,11 @@ import type { QueueHandlers } from "./types.ts";
  * (or, for activity, by the request id), so a job that runs twice writes once.
  */
 export function recordHandlers(db: Db, scanReminders: () => Promise<unknown>): QueueHandlers<"records"> {
-  const sqlite = db.$client;
-  const timeline = sqlite.prepare(
-    `INSERT INTO timeline_events (source, org_id, customer_id, onboarding_id, kind, data, actor, at)
-     VALUES ($source, $orgId, $customerId, $onboardingId, 'phase_changed', $data, $actor, $at) ON CONFLICT(source) DO NOTHING`,
-  );
-  const transition = sqlite.prepare(
-    `INSERT INTO phase_transitions (source, org_id, customer_id, onboarding_id, from_phase, to_phase, at, actor, phase_entered_at, sla_suspended_seconds)
-     VALUES ($source, $orgId, $customerId, $onboardingId, $from, $to, $at, $actor, $phaseEnteredAt, $slaSuspendedSeconds)
-     ON CONFLICT(source) DO NOTHING`,
-  );
-  const activity = createActivityStore(db);
+  const store = createRecordsStore(db);
 
   return {
     "timeline.phase_changed": async (p, job) =>
-      timeline.run({
+      store.phaseChanged({
         source: job.id!,
         orgId: p.org_id,
         customerId: p.customer_id,
@@ -31,7 +21,7 @@ export function recordHandlers(db: Db, scanReminders: () => Promise<unknown>): Q
         at: p.at,
       }),
     "phase_transition.record": async (p, job) =>
-      transition.run({
+      store.transition({
         source: job.id!,
         orgId: p.org_id,
         customerId: p.customer_id,
@@ -43,10 +33,7 @@ export function recordHandlers(db: Db, scanReminders: () => Promise<unknown>): Q
         phaseEnteredAt: p.phase_entered_at,
         slaSuspendedSeconds: p.sla_suspended_seconds,
       }),
-    "activity.batch": async (p) =>
-      writeTransaction(db, () => {
-        for (const entry of p.entries) activity.insert(entry);
-      }),
+    "activity.batch": async (p) => store.activityBatch(p.entries),
     "reminders.scan": () => scanReminders(),
   };
 }

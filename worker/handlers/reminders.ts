@@ -1,22 +1,13 @@
 import { writeTransaction } from "../../shared/db/client.ts";
-import { createOutboxWriter } from "../../shared/db/outbox.writer.ts";
+import { createOutboxWriter } from "../../shared/db/outbox-writer.store.ts";
 import type { Mailer } from "../mailer.ts";
+import { createOutboundStore } from "../outbound.store.ts";
 import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
 import { directMessageOutcome } from "../slack.ts";
 import type { QueueHandlers } from "./types.ts";
 
 const DAY_MICROS = 86_400 * 1_000_000;
 
-interface Waiting {
-  id: string;
-  orgId: string;
-  customerId: string;
-  csmId: string | null;
-  since: number;
-  frequencyDays: number;
-  email: number;
-  slack: number;
-}
 
 /**
  * Reminders while an onboarding waits on its customer: one per `reminder_frequency_days`
@@ -27,33 +18,20 @@ interface Waiting {
  * that loses its data loses no reminder (the relay hands the rows over again).
  */
 export function createReminderScan(deps: Pick<OutboundDeps, "db" | "clock">) {
-  const sqlite = deps.db.$client;
-  const waiting = sqlite.prepare<Waiting, []>(
-    `SELECT id, org_id AS orgId, customer_id AS customerId, csm_id AS csmId, waiting_on_customer_since AS since,
-            reminder_frequency_days AS frequencyDays, reminder_email AS email, reminder_slack AS slack
-     FROM onboardings
-     WHERE waiting_on_customer = 1 AND deleted_at IS NULL AND waiting_on_customer_since IS NOT NULL
-       AND last_changed_mode = 'live' AND (reminder_email = 1 OR reminder_slack = 1)`,
-  );
-  const marked = sqlite.prepare<{ n: number }, { onboardingId: string; period: number }>(
-    "SELECT count(*) AS n FROM reminder_marks WHERE onboarding_id = $onboardingId AND period = $period",
-  );
-  const mark = sqlite.prepare(
-    "INSERT INTO reminder_marks (onboarding_id, period, queued_at) VALUES ($onboardingId, $period, $now) ON CONFLICT DO NOTHING",
-  );
+  const store = createOutboundStore(deps.db);
   const outbox = createOutboxWriter(deps.db);
 
   return async function scan(): Promise<{ queued: number }> {
     const now = deps.clock.nowMicros();
-    const due = waiting
-      .all()
+    const due = store
+      .waiting()
       .map((o) => ({ ...o, period: Math.floor((now - o.since) / (o.frequencyDays * DAY_MICROS)) }))
-      .filter((o) => o.period >= 1 && marked.get({ onboardingId: o.id, period: o.period })!.n === 0);
+      .filter((o) => o.period >= 1 && !store.periodMarked(o.id, o.period));
     const payload = (o: (typeof due)[number]) => ({ org_id: o.orgId, onboarding_id: o.id, customer_id: o.customerId, period: o.period, at: now });
     writeTransaction(deps.db, () => {
       for (const o of due) {
         // Another scan may have marked this period since the read: then it queued it too.
-        if (mark.run({ onboardingId: o.id, period: o.period, now }).changes === 0) continue;
+        if (!store.markPeriod(o.id, o.period, now)) continue;
         if (o.email) outbox.add(o.orgId, "outbound", "reminder.email", payload(o), now);
         if (o.slack) outbox.add(o.orgId, "outbound", "reminder.slack", payload(o), now);
       }
@@ -68,7 +46,6 @@ export function reminderHandlers(deps: OutboundDeps & { mailer: Mailer }): Pick<
     const onboarding = lookups.onboarding(onboardingId);
     return onboarding && !onboarding.deleted && onboarding.waitingOnCustomer && onboarding.lastChangedMode === "live" ? onboarding : null;
   };
-  const csmOf = deps.db.$client.prepare<{ csmId: string | null }, { id: string }>("SELECT csm_id AS csmId FROM onboardings WHERE id = $id");
 
   return {
     "reminder.email": (p, job) =>
@@ -93,7 +70,7 @@ export function reminderHandlers(deps: OutboundDeps & { mailer: Mailer }): Pick<
       deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "reminder.slack", target: null }, async (attempt) => {
         const onboarding = stillWaiting(p.onboarding_id);
         if (!onboarding) return { status: "skipped", detail: "no longer waiting on the customer" };
-        const csmId = csmOf.get({ id: p.onboarding_id })?.csmId ?? null;
+        const csmId = lookups.csmOf(p.onboarding_id);
         if (csmId === null) return { status: "skipped", detail: "no CSM assigned" };
         const slackUserId = csmSlackUser(lookups, p.org_id, csmId);
         const result = await deps.slack.directMessage({

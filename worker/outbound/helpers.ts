@@ -3,7 +3,7 @@ import type { Clock } from "../../shared/clock.ts";
 import type { Db } from "../../shared/db/client.ts";
 import type { Deliveries } from "../deliveries.ts";
 import { PermanentFailure } from "../failures.ts";
-import type { Lookups } from "../lookups.ts";
+import type { Lookups } from "../lookups.store.ts";
 import type { SlackGateway } from "../slack.ts";
 
 export interface OutboundDeps {

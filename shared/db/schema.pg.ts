@@ -1,0 +1,398 @@
+// The PostgreSQL twin of schema.ts: the same tables, columns, nullability and indexes
+// (test/db/schema-parity.test.ts compares them), with PostgreSQL's own types: microsecond
+// timestamps as bigint, flags as boolean, SQLite's AUTOINCREMENT as an identity column.
+// Migrations: drizzle/postgres/ (`npm run db:generate`).
+import { sql } from "drizzle-orm";
+import { bigint, boolean, doublePrecision, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { CustomerStatus, KeyMode, OnboardingState, Phase, RateLimitTier, SequencedKind } from "../domain.ts";
+import type { DeliveryStatus, UserRole } from "./schema.ts";
+
+// Every timestamp column holds integer microseconds since the epoch (see shared/clock.ts),
+// except the two datetimes a client supplies, which are kept exactly as sent.
+const micros = (name: string) => bigint(name, { mode: "number" });
+const notDeleted = sql`deleted_at IS NULL`;
+
+export const organizations = pgTable("organizations", {
+  id: text("id").primaryKey(),
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  launchRecapEnabled: boolean("launch_recap_enabled").notNull().default(false),
+  /** The workspace's Slack bot token, AES-256-GCM under a key derived from SECRET_KEY. */
+  slackTokenEncrypted: text("slack_token_encrypted"),
+  createdAt: micros("created_at").notNull(),
+});
+
+/** People of a workspace; an onboarding's `csm_id` and the other assignees name them. */
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    slackUserId: text("slack_user_id"),
+    createdAt: micros("created_at").notNull(),
+    /** `admin` may sign in to the admin area; `member` (CSMs and other assignees) may not. */
+    role: text("role").$type<UserRole>().notNull().default("member"),
+    /** argon2id (Bun.password); null until the user follows an invite link. */
+    passwordHash: text("password_hash"),
+  },
+  (t) => [index("users_org_idx").on(t.orgId, t.createdAt), index("users_email_idx").on(t.email)],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    name: text("name").notNull(),
+    /** First 12 characters of the key: safe to show and log. */
+    prefix: text("prefix").notNull(),
+    /** SHA-256 of the whole key, hex. The key itself is never stored. */
+    keyHash: text("key_hash").notNull().unique(),
+    mode: text("mode").$type<KeyMode>().notNull(),
+    rateLimitTier: text("rate_limit_tier").$type<RateLimitTier>().notNull().default("default"),
+    createdAt: micros("created_at").notNull(),
+    revokedAt: micros("revoked_at"),
+    lastUsedAt: micros("last_used_at"),
+    lastUsedIp: text("last_used_ip"),
+    requestCount: integer("request_count").notNull().default(0),
+    /** Who created the key: an administrator's e-mail, or null for the operator's command line. */
+    createdBy: text("created_by"),
+  },
+  (t) => [index("api_keys_org_idx").on(t.orgId, t.createdAt)],
+);
+
+/**
+ * One row per workspace and resource kind: the last `display_id` handed out and the last
+ * `created_at`. A create bumps both in one upsert inside its write transaction, which makes
+ * display ids sequential and never reused, and `created_at` strictly increasing, even when
+ * several API processes create at the same microsecond.
+ */
+export const sequences = pgTable(
+  "sequences",
+  {
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    kind: text("kind").$type<SequencedKind>().notNull(),
+    lastDisplayId: integer("last_display_id").notNull(),
+    lastCreatedAt: micros("last_created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.kind] })],
+);
+
+export const customers = pgTable(
+  "customers",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    displayId: integer("display_id").notNull(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    domain: text("domain"),
+    status: text("status").$type<CustomerStatus>().notNull(),
+    /** The client's JSON object, serialised as received. */
+    metadata: text("metadata").notNull(),
+    createdAt: micros("created_at").notNull(),
+    updatedAt: micros("updated_at").notNull(),
+    deletedAt: micros("deleted_at"),
+  },
+  (t) => [
+    uniqueIndex("customers_display_id_uq").on(t.orgId, t.displayId),
+    uniqueIndex("customers_slug_live_uq").on(t.orgId, t.slug).where(notDeleted),
+    index("customers_list_idx").on(t.orgId, t.createdAt).where(notDeleted),
+    index("customers_status_list_idx").on(t.orgId, t.status, t.createdAt).where(notDeleted),
+  ],
+);
+
+export const contacts = pgTable(
+  "contacts",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    customerId: text("customer_id").notNull().references(() => customers.id),
+    displayId: integer("display_id").notNull(),
+    name: text("name").notNull(),
+    email: text("email"),
+    title: text("title"),
+    isPrimary: boolean("is_primary").notNull(),
+    createdAt: micros("created_at").notNull(),
+    updatedAt: micros("updated_at").notNull(),
+    deletedAt: micros("deleted_at"),
+  },
+  (t) => [
+    uniqueIndex("contacts_display_id_uq").on(t.orgId, t.displayId),
+    index("contacts_list_idx").on(t.customerId, t.createdAt).where(notDeleted),
+    // The database itself refuses a second primary contact; the service clears the old one first.
+    uniqueIndex("contacts_one_primary_uq").on(t.customerId).where(sql`is_primary AND deleted_at IS NULL`),
+  ],
+);
+
+export const onboardings = pgTable(
+  "onboardings",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    customerId: text("customer_id").notNull().references(() => customers.id),
+    displayId: integer("display_id").notNull(),
+    templateId: text("template_id"),
+    phase: text("phase").$type<Phase>().notNull(),
+    state: text("state").$type<OnboardingState>().notNull(),
+    startedAt: micros("started_at").notNull(),
+    completedAt: micros("completed_at"),
+    targetLaunchDate: text("target_launch_date"),
+    csmId: text("csm_id"),
+    seId: text("se_id"),
+    designerId: text("designer_id"),
+    productOpsId: text("product_ops_id"),
+    notes: text("notes"),
+    waitingOnCustomer: boolean("waiting_on_customer").notNull(),
+    waitingOnCustomerSince: micros("waiting_on_customer_since"),
+    wizardCompletedAt: text("wizard_completed_at"),
+    reminderEmail: boolean("reminder_email").notNull(),
+    reminderSlack: boolean("reminder_slack").notNull(),
+    reminderFrequencyDays: integer("reminder_frequency_days").notNull(),
+    createdAt: micros("created_at").notNull(),
+    updatedAt: micros("updated_at").notNull(),
+    deletedAt: micros("deleted_at"),
+    // SLA bookkeeping, never shown: when the current phase began, and how long within it the
+    // clock has been suspended (state `waiting` with `waiting_on_customer`).
+    phaseEnteredAt: micros("phase_entered_at").notNull(),
+    slaSuspendedMicros: bigint("sla_suspended_micros", { mode: "number" }).notNull().default(0),
+    slaSuspendedSince: micros("sla_suspended_since"),
+    /** Mode of the key that last changed the record: reminders skip test-mode records. */
+    lastChangedMode: text("last_changed_mode").$type<KeyMode>().notNull(),
+  },
+  (t) => [
+    uniqueIndex("onboardings_display_id_uq").on(t.orgId, t.displayId),
+    index("onboardings_list_idx").on(t.orgId, t.createdAt).where(notDeleted),
+    index("onboardings_phase_list_idx").on(t.orgId, t.phase, t.createdAt).where(notDeleted),
+    index("onboardings_state_list_idx").on(t.orgId, t.state, t.createdAt).where(notDeleted),
+    index("onboardings_phase_state_list_idx").on(t.orgId, t.phase, t.state, t.createdAt).where(notDeleted),
+    index("onboardings_customer_list_idx").on(t.customerId, t.createdAt).where(notDeleted),
+    // The reminder scan reads only onboardings waiting on their customer.
+    index("onboardings_waiting_idx").on(t.waitingOnCustomerSince).where(sql`waiting_on_customer AND deleted_at IS NULL`),
+  ],
+);
+
+/**
+ * Side effects of a request, written in the request's own transaction. The outbox, not Redis,
+ * is the truth: the relay hands each row to BullMQ as job `outbox-<id>` and sets `relayed_at`;
+ * the worker sets `completed_at` when the effect reached its outcome. A row relayed but not
+ * completed within a bound is handed over again under the same job id (see api/outbox/).
+ */
+export const outbox = pgTable(
+  "outbox",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    /** Null for rows that span workspaces (a batch of activity entries). */
+    orgId: text("org_id"),
+    queue: text("queue").notNull(),
+    name: text("name").notNull(),
+    payload: text("payload").notNull(),
+    createdAt: micros("created_at").notNull(),
+    relayedAt: micros("relayed_at"),
+    completedAt: micros("completed_at"),
+  },
+  (t) => [
+    index("outbox_pending_idx").on(t.id).where(sql`relayed_at IS NULL`),
+    // What the reconciler walks: handed to Redis, effect not yet recorded.
+    index("outbox_unfinished_idx").on(t.id).where(sql`relayed_at IS NOT NULL AND completed_at IS NULL`),
+  ],
+);
+
+/**
+ * One row per (API key, Idempotency-Key). Claimed by inserting `pending` on the primary key
+ * (never select-then-insert); completed in the same transaction as the record it created.
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    apiKeyId: text("api_key_id").notNull(),
+    key: text("key").notNull(),
+    /** SHA-256 of method, path and canonical JSON body. */
+    fingerprint: text("fingerprint").notNull(),
+    claimedAt: micros("claimed_at").notNull(),
+    completedAt: micros("completed_at"),
+    responseStatus: integer("response_status"),
+    responseBody: text("response_body"),
+    createdAt: micros("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
+);
+
+// Records the worker writes. `source` is the job that wrote the row (`outbox-<id>` and the
+// like): its unique index makes every handler safe to run twice.
+
+export const timelineEvents = pgTable(
+  "timeline_events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    source: text("source").notNull().unique(),
+    orgId: text("org_id").notNull(),
+    customerId: text("customer_id").notNull(),
+    onboardingId: text("onboarding_id"),
+    kind: text("kind").notNull(),
+    /** JSON details of the event (for a phase change: from, to). */
+    data: text("data").notNull(),
+    actor: text("actor").notNull(),
+    at: micros("at").notNull(),
+  },
+  (t) => [index("timeline_customer_idx").on(t.customerId, t.at)],
+);
+
+export const phaseTransitions = pgTable(
+  "phase_transitions",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    source: text("source").notNull().unique(),
+    orgId: text("org_id").notNull(),
+    customerId: text("customer_id").notNull(),
+    onboardingId: text("onboarding_id").notNull(),
+    fromPhase: text("from_phase").notNull(),
+    toPhase: text("to_phase").notNull(),
+    at: micros("at").notNull(),
+    actor: text("actor").notNull(),
+    phaseEnteredAt: micros("phase_entered_at").notNull(),
+    slaSuspendedSeconds: doublePrecision("sla_suspended_seconds").notNull(),
+  },
+  (t) => [index("phase_transitions_onboarding_idx").on(t.onboardingId, t.at)],
+);
+
+/** One entry per authenticated API call; the request id makes a re-delivered batch harmless. */
+export const activityEntries = pgTable(
+  "activity_entries",
+  {
+    requestId: text("request_id").primaryKey(),
+    orgId: text("org_id").notNull(),
+    keyId: text("key_id").notNull(),
+    actor: text("actor").notNull(),
+    method: text("method").notNull(),
+    route: text("route").notNull(),
+    status: integer("status").notNull(),
+    address: text("address"),
+    durationMs: doublePrecision("duration_ms").notNull(),
+    at: micros("at").notNull(),
+  },
+  (t) => [index("activity_org_idx").on(t.orgId, t.at)],
+);
+
+export const calendarEntries = pgTable("calendar_entries", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+  source: text("source").notNull().unique(),
+  orgId: text("org_id").notNull(),
+  customerId: text("customer_id").notNull(),
+  onboardingId: text("onboarding_id").notNull(),
+  kind: text("kind").notNull(),
+  title: text("title").notNull(),
+  at: micros("at").notNull(),
+});
+
+export const emailDrafts = pgTable("email_drafts", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+  source: text("source").notNull().unique(),
+  orgId: text("org_id").notNull(),
+  onboardingId: text("onboarding_id").notNull(),
+  toAddress: text("to_address").notNull(),
+  subject: text("subject").notNull(),
+  /** The whole RFC 5322 message as nodemailer's composer built it. */
+  raw: text("raw").notNull(),
+  createdAt: micros("created_at").notNull(),
+});
+
+
+/** The outcome of every outbound job: what was attempted, for whom, and how it ended. */
+export const deliveries = pgTable(
+  "deliveries",
+  {
+    id: text("id").primaryKey(),
+    source: text("source").notNull().unique(),
+    orgId: text("org_id").notNull(),
+    onboardingId: text("onboarding_id").notNull(),
+    kind: text("kind").notNull(),
+    target: text("target"),
+    status: text("status").$type<DeliveryStatus>().notNull(),
+    detail: text("detail"),
+    attempts: integer("attempts").notNull(),
+    /** When an attempt first handed the message to its service: a retry looks for it from then on. */
+    sendStartedAt: micros("send_started_at"),
+    createdAt: micros("created_at").notNull(),
+    updatedAt: micros("updated_at").notNull(),
+  },
+  (t) => [index("deliveries_org_idx").on(t.orgId, t.createdAt), index("deliveries_onboarding_idx").on(t.onboardingId, t.createdAt)],
+);
+
+/** Reminder periods already queued, so each period of waiting sends at most one reminder. */
+export const reminderMarks = pgTable(
+  "reminder_marks",
+  {
+    onboardingId: text("onboarding_id").notNull(),
+    period: integer("period").notNull(),
+    queuedAt: micros("queued_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.onboardingId, t.period] })],
+);
+
+
+// The admin area: invites, sessions, sign-in throttling and the audit log.
+
+/** A one-time link to set a password; only the SHA-256 of its token is kept. */
+export const invites = pgTable(
+  "invites",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    createdAt: micros("created_at").notNull(),
+    expiresAt: micros("expires_at").notNull(),
+    usedAt: micros("used_at"),
+  },
+  (t) => [index("invites_user_idx").on(t.userId)],
+);
+
+/** A signed-in administrator; the cookie holds a random token, the row only its SHA-256. */
+export const adminSessions = pgTable(
+  "admin_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    /** Per-session token every state-changing form carries. */
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: micros("created_at").notNull(),
+    lastSeenAt: micros("last_seen_at").notNull(),
+    address: text("address"),
+  },
+  (t) => [index("admin_sessions_user_idx").on(t.userId)],
+);
+
+/** Failed sign-ins per bucket (`address:…` or `account:…`) in a fixed window, shared by every process. */
+export const loginFailures = pgTable("login_failures", {
+  bucket: text("bucket").primaryKey(),
+  windowStartedAt: micros("window_started_at").notNull(),
+  failures: integer("failures").notNull(),
+});
+
+/** Every administrator action: who, what, when, from which address. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    actorUserId: text("actor_user_id"),
+    /** The actor's e-mail at the time (kept after the user is removed), or `operator`. */
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    target: text("target"),
+    detail: text("detail"),
+    address: text("address"),
+    at: micros("at").notNull(),
+  },
+  (t) => [index("audit_log_org_idx").on(t.orgId, t.at)],
+);
+
+/** Create-key forms already handled, so a resubmitted form never makes a second key. */
+export const formSubmissions = pgTable("form_submissions", {
+  nonce: text("nonce").primaryKey(),
+  at: micros("at").notNull(),
+});
+

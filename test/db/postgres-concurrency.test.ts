@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sql";
+import { createPgSequences } from "../../api/sequences.pg.store.ts";
+import { createPgIdempotencyStore } from "../../api/idempotency/idempotency.pg.store.ts";
+import { createPgApiKeyStore } from "../../api/auth/api-keys.pg.store.ts";
+import { createPgOutboundStore } from "../../worker/outbound.pg.store.ts";
+import { createPgOutboxStore } from "../../shared/db/outbox.pg.store.ts";
+import { connectPostgres, migratePostgres, pgTransaction, type PgDb } from "../../shared/db/postgres.ts";
+import * as schema from "../../shared/db/schema.pg.ts";
+import { DomainError } from "../../shared/errors.ts";
+import { freePort } from "../../scripts/private-redis.ts";
+import { freshPostgresDatabase, testPostgresUrl } from "../support/postgres.ts";
+
+const server = testPostgresUrl();
+
+/**
+ * The PostgreSQL adapters of the stores whose guarantees depend on locking, driven from two
+ * separate connection pools at once: what two API processes (or two workers) on one database do.
+ */
+describe.skipIf(!server)("PostgreSQL adapters under concurrency from two processes' pools", () => {
+  let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+  let a: PgDb;
+  let b: PgDb;
+  const ORG = "org_concurrency";
+  beforeAll(async () => {
+    database = await freshPostgresDatabase(server!);
+    await migratePostgres(database.url);
+    a = drizzle(connectPostgres(database.url, { poolSize: 8 }), { schema }) as PgDb;
+    b = drizzle(connectPostgres(database.url, { poolSize: 8 }), { schema }) as PgDb;
+    await a.insert(schema.organizations).values({ id: ORG, slug: "concurrency", name: "Concurrency", createdAt: 1 });
+  });
+  afterAll(async () => {
+    await a?.$client.close();
+    await b?.$client.close();
+    await database?.drop();
+  });
+
+  test("200 concurrent creates: distinct sequential display ids, unique created_at, a page walk that never skips or repeats", async () => {
+    const nextOn = { a: createPgSequences(a), b: createPgSequences(b) };
+    const sameClock = 1_795_000_000_000_000; // every process reads the same microsecond
+    const creates = Array.from({ length: 200 }, (_, i) =>
+      pgTransaction(i % 2 === 0 ? a : b, async (tx) => {
+        const seq = await nextOn[i % 2 === 0 ? "a" : "b"](ORG, "customer", sameClock);
+        await tx.insert(schema.customers).values({ id: `cus_${i}`, orgId: ORG, displayId: seq.displayId, name: `C${i}`, slug: `c-${i}`, domain: null, status: "onboarding", metadata: "{}", createdAt: seq.createdAt, updatedAt: seq.createdAt });
+        return seq;
+      }),
+    );
+    const made = await Promise.all(creates);
+    expect(made.map((s) => s.displayId).sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(new Set(made.map((s) => s.createdAt)).size).toBe(200);
+    // Display id order is creation order.
+    const byDisplay = [...made].sort((x, y) => x.displayId - y.displayId);
+    expect(byDisplay.every((s, i) => i === 0 || s.createdAt > byDisplay[i - 1]!.createdAt)).toBe(true);
+
+    const seen: string[] = [];
+    let cursor = Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const page = await b
+        .select({ id: schema.customers.id, createdAt: schema.customers.createdAt })
+        .from(schema.customers)
+        .where(and(eq(schema.customers.orgId, ORG), lt(schema.customers.createdAt, cursor)))
+        .orderBy(desc(schema.customers.createdAt))
+        .limit(21);
+      seen.push(...page.slice(0, 20).map((r) => r.id));
+      if (page.length <= 20) break;
+      cursor = page[19]!.createdAt;
+    }
+    expect(seen).toHaveLength(200);
+    expect(new Set(seen).size).toBe(200);
+  });
+
+  test("four relayers on two pools hand each outbox row over exactly once (FOR UPDATE SKIP LOCKED)", async () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => ({ orgId: ORG, queue: "records", name: "timeline.phase_changed", payload: `{"n":${i}}`, createdAt: i + 1 }));
+    for (let i = 0; i < rows.length; i += 250) await a.insert(schema.outbox).values(rows.slice(i, i + 250));
+    const handed = new Map<number, number>();
+    const relayer = async (db: PgDb) => {
+      const store = createPgOutboxStore(db);
+      let moved = 0;
+      while (
+        (moved = await store.relayPending(50, () => 42, async (batch) => {
+          for (const r of batch) handed.set(r.id, (handed.get(r.id) ?? 0) + 1);
+          await Bun.sleep(2); // Redis's round trip: the other relayers run meanwhile
+        })) > 0
+      );
+      return moved;
+    };
+    await Promise.all([relayer(a), relayer(a), relayer(b), relayer(b)]);
+    expect(handed.size).toBe(1000);
+    expect([...handed.values()].every((n) => n === 1)).toBe(true);
+    expect(await createPgOutboxStore(b).backlog()).toBe(0);
+  });
+
+  test("the reconciler's claim: two processes never check the same unfinished row at once", async () => {
+    const checked = new Map<number, number>();
+    const reconciler = (db: PgDb) =>
+      createPgOutboxStore(db).reconcileUnfinished(0, 100, 1000, async (rows) => {
+        for (const r of rows) checked.set(r.id, (checked.get(r.id) ?? 0) + 1);
+        await Bun.sleep(20);
+        return { completed: rows.map((r) => r.id) };
+      }, () => 43);
+    await Promise.all([reconciler(a), reconciler(b)]);
+    expect(checked.size).toBe(1000);
+    expect([...checked.values()].every((n) => n === 1)).toBe(true);
+    expect(await createPgOutboxStore(a).unfinishedCount()).toBe(0);
+  });
+
+  test("an idempotency key claimed by 20 requests on two pools at once: exactly one claim", async () => {
+    const ids = { apiKeyId: "key_1", key: "same-key" };
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => pgTransaction(i % 2 ? a : b, () => createPgIdempotencyStore(i % 2 ? a : b).claim(ids, "fp", 1000 + i))),
+    );
+    expect(claims.filter(Boolean)).toHaveLength(1);
+  });
+
+  test("key-usage flushes of two processes add up", async () => {
+    await a.insert(schema.apiKeys).values({ id: "key_usage", orgId: ORG, name: "k", prefix: "svc_x", keyHash: "h", mode: "live", createdAt: 1 });
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => createPgApiKeyStore(i % 2 ? a : b).addUsage([["key_usage", { count: 2, lastUsedAt: 1000 + i, lastUsedIp: i === 7 ? "10.0.0.7" : null }]])),
+    );
+    const [row] = await a.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, "key_usage"));
+    expect({ count: row!.requestCount, at: row!.lastUsedAt, ip: row!.lastUsedIp }).toEqual({ count: 100, at: 1049, ip: "10.0.0.7" });
+  });
+
+  test("a reminder period marked by ten workers at once is marked once", async () => {
+    const marks = await Promise.all(Array.from({ length: 10 }, (_, i) => pgTransaction(i % 2 ? a : b, () => createPgOutboundStore(i % 2 ? a : b).markPeriod("onb_1", 3, 5000 + i))));
+    expect(marks.filter(Boolean)).toHaveLength(1);
+  });
+
+  test("a deadlock is retried: both transactions commit", async () => {
+    await a.insert(schema.loginFailures).values([{ bucket: "x", windowStartedAt: 0, failures: 0 }, { bucket: "y", windowStartedAt: 0, failures: 0 }]);
+    const bump = (db: PgDb, first: string, second: string) =>
+      pgTransaction(db, async (tx) => {
+        await tx.update(schema.loginFailures).set({ failures: sql`${schema.loginFailures.failures} + 1` }).where(eq(schema.loginFailures.bucket, first));
+        await Bun.sleep(150);
+        await tx.update(schema.loginFailures).set({ failures: sql`${schema.loginFailures.failures} + 1` }).where(eq(schema.loginFailures.bucket, second));
+      });
+    await Promise.all([bump(a, "x", "y"), bump(b, "y", "x")]);
+    const rows = await a.select().from(schema.loginFailures).orderBy(schema.loginFailures.bucket);
+    expect(rows.map((r) => r.failures)).toEqual([2, 2]);
+  });
+
+  test("PostgreSQL away: refused or silent, a transaction answers service_unavailable within 5 s, never hangs", async () => {
+    const refused = await freePort();
+    // A listener that accepts and never speaks: a host that is up, but PostgreSQL on it is not.
+    const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    try {
+      for (const port of [refused, silent.port]) {
+        const db = drizzle(connectPostgres(`postgres://postgres@127.0.0.1:${port}/none`, { connectTimeoutSeconds: 2 }), { schema }) as PgDb;
+        const started = performance.now();
+        const error = await pgTransaction(db, async (tx) => tx.execute(sql`SELECT 1`)).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(DomainError);
+        expect((error as DomainError).code).toBe("service_unavailable");
+        expect(performance.now() - started).toBeLessThan(5000);
+        await db.$client.close().catch(() => {});
+      }
+    } finally {
+      silent.stop(true);
+    }
+  });
+});
