@@ -18,7 +18,7 @@ export interface ActivityRecorderOptions {
 
 /**
  * Activity entries for every authenticated call. A call that changed data writes its entry
- * in the change's own transaction (`writeInTransaction`), so no crash can separate the two.
+ * in the change's own transaction (`recordWithChange`), so no crash can separate the two.
  * Every other call's entry gathers in memory and leaves as one outbox row per flush (every
  * 50 ms or 500 entries), which the relay hands to the `records` queue: the database, not
  * Redis, holds them from then on. What a SIGKILL can lose is what is in memory: at most the
@@ -63,9 +63,18 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
       if (buffer.length >= maxBatch) flush();
       else timer ??= setTimeout(flush, flushMs);
     },
-    /** Writes the entry now; call it inside the transaction that makes the call's change. */
-    writeInTransaction(entry: ActivityEntry): void {
-      store.insert(entry);
+    /**
+     * Runs `change` (inside the transaction that makes it) and, when it wrote anything, the
+     * call's entry beside it; returns whether it did. A call that changed nothing (a PATCH
+     * with the values the record already has) is left to `record`, like a read, so it does not
+     * turn a read-only transaction into a write.
+     */
+    recordWithChange<T>(change: () => T, entry: (result: T) => ActivityEntry): { result: T; written: boolean } {
+      const before = store.changeCount();
+      const result = change();
+      if (store.changeCount() === before) return { result, written: false };
+      store.insert(entry(result));
+      return { result, written: true };
     },
     flush,
     /** Writes what is buffered (shutdown). */

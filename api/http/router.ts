@@ -121,9 +121,11 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
 
       let activityWritten = false;
       const changeWithActivity = () => {
-        const result = route.handler(input);
-        deps.activity.writeInTransaction(activity(result instanceof Reply ? result.status : status));
-        activityWritten = true;
+        const { result, written } = deps.activity.recordWithChange(
+          () => route.handler(input),
+          (result) => activity(result instanceof Reply ? result.status : status),
+        );
+        activityWritten = written;
         return result;
       };
 

@@ -10,7 +10,10 @@ export function createActivityStore(db: Db) {
     `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
      VALUES ($requestId, $orgId, $keyId, $actor, $method, $route, $status, $address, $durationMs, $at) ON CONFLICT(request_id) DO NOTHING`,
   );
+  const totalChanges = db.$client.prepare<{ n: number }, []>("SELECT total_changes() AS n");
   return {
+    /** Rows this connection has changed since it opened: equal before and after means nothing was written. */
+    changeCount: (): number => totalChanges.get()!.n,
     insert(e: ActivityEntry): void {
       insert.run({
         requestId: e.request_id,

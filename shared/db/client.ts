@@ -1,4 +1,4 @@
-import { Database } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { sql, type SQL } from "drizzle-orm";
@@ -38,9 +38,38 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   return db;
 }
 
+/** The statements a write transaction needs, prepared once per connection. */
+interface TransactionStatements {
+  begin: Statement;
+  commit: Statement;
+  rollback: Statement;
+  savepoint: Statement;
+  release: Statement;
+  rollbackTo: Statement;
+}
+const transactionStatements = new WeakMap<Database, TransactionStatements>();
+
+function statementsOf(sqlite: Database): TransactionStatements {
+  let statements = transactionStatements.get(sqlite);
+  if (!statements) {
+    statements = {
+      begin: sqlite.prepare("BEGIN IMMEDIATE"),
+      commit: sqlite.prepare("COMMIT"),
+      rollback: sqlite.prepare("ROLLBACK"),
+      savepoint: sqlite.prepare('SAVEPOINT "nested"'),
+      release: sqlite.prepare('RELEASE "nested"'),
+      rollbackTo: sqlite.prepare('ROLLBACK TO "nested"'),
+    };
+    transactionStatements.set(sqlite, statements);
+  }
+  return statements;
+}
+
 /**
  * Runs `fn` in a write transaction taken up front (BEGIN IMMEDIATE), so a read-then-write
- * inside it can never fail half-way on a lock upgrade. `fn` must stay synchronous: with
+ * inside it can never fail half-way on a lock upgrade; nested in another, it is a savepoint
+ * (bun:sqlite's `transaction()` semantics, with the statements prepared once instead of a
+ * wrapper built per call: writes run it twice a request). `fn` must stay synchronous: with
  * bun:sqlite an `await` inside would let the transaction commit before the rest ran.
  */
 export function writeTransaction<T>(db: Db, fn: () => T): T {
@@ -48,16 +77,29 @@ export function writeTransaction<T>(db: Db, fn: () => T): T {
   // refused as busy (bun:sqlite would otherwise nest it as a savepoint of that transaction).
   if (insideTransaction(db)) return fn();
   if (foreignTransactionOpen(db)) throw new TransactionOpenElsewhere();
-  return db.$client
-    .transaction(() => {
-      const result = fn();
-      if (result instanceof Promise) {
-        // Throwing here rolls back what ran so far, instead of committing half a change.
-        throw new TypeError("writeTransaction callbacks must be synchronous (bun:sqlite would commit at the first await).");
+  const sqlite = db.$client;
+  const statements = statementsOf(sqlite);
+  const nested = sqlite.inTransaction;
+  (nested ? statements.savepoint : statements.begin).run();
+  try {
+    const result = fn();
+    if (result instanceof Promise) {
+      // Throwing here rolls back what ran so far, instead of committing half a change.
+      throw new TypeError("writeTransaction callbacks must be synchronous (bun:sqlite would commit at the first await).");
+    }
+    (nested ? statements.release : statements.commit).run();
+    return result;
+  } catch (error) {
+    if (sqlite.inTransaction) {
+      if (nested) {
+        statements.rollbackTo.run();
+        statements.release.run();
+      } else {
+        statements.rollback.run();
       }
-      return result;
-    })
-    .immediate();
+    }
+    throw error;
+  }
 }
 
 /**
