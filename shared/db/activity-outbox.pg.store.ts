@@ -1,4 +1,5 @@
 import type { ActivityEntry, JobName, JobPayload, QueueName } from "../jobs/catalog.ts";
+import { activityRow } from "./activity.store.ts";
 import { on, type PgDb } from "./postgres.ts";
 import { activityEntries, outbox } from "./schema.pg.ts";
 
@@ -9,18 +10,7 @@ export function createPgActivityStore(db: PgDb) {
     insert: async (e: ActivityEntry) =>
       void (await on(db)
         .insert(activityEntries)
-        .values({
-          requestId: e.request_id,
-          orgId: e.org_id,
-          keyId: e.key_id,
-          actor: e.actor,
-          method: e.method,
-          route: e.route,
-          status: e.status,
-          address: e.address,
-          durationMs: e.duration_ms,
-          at: e.at,
-        })
+        .values(activityRow(e))
         .onConflictDoNothing({ target: activityEntries.requestId })),
   };
 }

@@ -1,6 +1,20 @@
 import type { ActivityEntry } from "../jobs/catalog.ts";
 import type { Db } from "./client.ts";
 
+/** An entry as the table's row (drizzle's column keys, also the statement's parameter names). */
+export const activityRow = (e: ActivityEntry) => ({
+  requestId: e.request_id,
+  orgId: e.org_id,
+  keyId: e.key_id,
+  actor: e.actor,
+  method: e.method,
+  route: e.route,
+  status: e.status,
+  address: e.address,
+  durationMs: e.duration_ms,
+  at: e.at,
+});
+
 /**
  * Activity entries, keyed by request id: an entry written twice (a batch delivered again, a
  * write's entry that also reached a batch) is one row.
@@ -15,18 +29,7 @@ export function createActivityStore(db: Db) {
     /** Rows this connection has changed since it opened: equal before and after means nothing was written. */
     changeCount: (): number => totalChanges.get()!.n,
     insert(e: ActivityEntry): void {
-      insert.run({
-        requestId: e.request_id,
-        orgId: e.org_id,
-        keyId: e.key_id,
-        actor: e.actor,
-        method: e.method,
-        route: e.route,
-        status: e.status,
-        address: e.address,
-        durationMs: e.duration_ms,
-        at: e.at,
-      });
+      insert.run(activityRow(e));
     },
   };
 }
