@@ -4,6 +4,31 @@ import { col as c } from "../shared/db/raw-select.ts";
 import { phaseTransitions, timelineEvents } from "../shared/db/schema.ts";
 import type { ActivityEntry } from "../shared/jobs/catalog.ts";
 
+/** A timeline event on the customer for a phase change (`data`: the change as JSON). */
+export type PhaseChangedRecord = {
+  source: string;
+  orgId: string;
+  customerId: string;
+  onboardingId: string;
+  data: string;
+  actor: string;
+  at: number;
+};
+
+/** A phase-transition record, for SLA reporting. */
+export type TransitionRecord = {
+  source: string;
+  orgId: string;
+  customerId: string;
+  onboardingId: string;
+  from: string;
+  to: string;
+  at: number;
+  actor: string;
+  phaseEnteredAt: number;
+  slaSuspendedSeconds: number;
+};
+
 /**
  * The `records` queue's writes, each keyed by its job (`source`) so a job run twice writes once.
  * Raw prepared statements (the worker's throughput) with column names from the schema.
@@ -24,19 +49,8 @@ export function createRecordsStore(db: Db) {
   const activity = createActivityStore(db);
 
   return {
-    phaseChanged: (e: { source: string; orgId: string; customerId: string; onboardingId: string; data: string; actor: string; at: number }) => void timeline.run(e),
-    transition: (e: {
-      source: string;
-      orgId: string;
-      customerId: string;
-      onboardingId: string;
-      from: string;
-      to: string;
-      at: number;
-      actor: string;
-      phaseEnteredAt: number;
-      slaSuspendedSeconds: number;
-    }) => void transition.run(e),
+    phaseChanged: (e: PhaseChangedRecord) => void timeline.run(e),
+    transition: (e: TransitionRecord) => void transition.run(e),
     /** A batch in one transaction; an entry already written (by request id) is skipped. */
     activityBatch: (entries: readonly ActivityEntry[]) =>
       writeTransaction(db, () => {

@@ -1,3 +1,4 @@
+import type { PhaseChangedRecord, TransitionRecord } from "./records.store.ts";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { ActivityEntry } from "../shared/jobs/catalog.ts";
 import { createPgActivityStore } from "../shared/db/activity-outbox.pg.store.ts";
@@ -14,20 +15,9 @@ import type { OnboardingContext } from "./lookups.store.ts";
 export function createPgRecordsStore(db: PgDb) {
   const activity = createPgActivityStore(db);
   return {
-    phaseChanged: async (e: { source: string; orgId: string; customerId: string; onboardingId: string; data: string; actor: string; at: number }) =>
+    phaseChanged: async (e: PhaseChangedRecord) =>
       void (await on(db).insert(timelineEvents).values({ ...e, kind: "phase_changed" }).onConflictDoNothing({ target: timelineEvents.source })),
-    transition: async (e: {
-      source: string;
-      orgId: string;
-      customerId: string;
-      onboardingId: string;
-      from: string;
-      to: string;
-      at: number;
-      actor: string;
-      phaseEnteredAt: number;
-      slaSuspendedSeconds: number;
-    }) => {
+    transition: async (e: TransitionRecord) => {
       const { from, to, ...rest } = e;
       await on(db).insert(phaseTransitions).values({ ...rest, fromPhase: from, toPhase: to }).onConflictDoNothing({ target: phaseTransitions.source });
     },
