@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Redis } from "ioredis";
 import type { Clock } from "../shared/clock.ts";
 import { isDatabaseBusy } from "../shared/db/busy.ts";
-import { writeTransaction, type Db } from "../shared/db/client.ts";
+import type { Database } from "../shared/db/database.ts";
 import { DomainError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -12,17 +12,13 @@ import { checkAdminAccess } from "./admin/admin-guard.ts";
 import { adminArea } from "./admin-area/admin-area.routes.ts";
 import { createMetrics } from "./admin/metrics.ts";
 import { queueDashboard } from "./admin/queue-dashboard.ts";
-import { createApiKeyStore } from "./auth/api-keys.store.ts";
 import { createAuthenticator } from "./auth/authenticate.ts";
-import { createHealthStore } from "../shared/db/health.store.ts";
 import { createKeyUsage } from "./auth/key-usage.ts";
 import { createIdempotency } from "./idempotency/idempotency.ts";
 import { createRateLimiter } from "./limits/rate-limiter.ts";
 import { createRequestLimits, DEFAULT_RATE_LIMITS, type RateLimitSettings } from "./limits/request-limits.ts";
 import { contactRoutes } from "./contacts/contacts.routes.ts";
-import { createContactStore } from "./contacts/contacts.store.ts";
 import { customerRoutes } from "./customers/customers.routes.ts";
-import { createCustomerStore } from "./customers/customers.store.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { errorResponse } from "./http/error-map.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
@@ -31,15 +27,13 @@ import { methodsForPath, mountRoutes, serializeError } from "./http/router.ts";
 import { DOCS_BUNDLE_PATH, DOCS_PATH, docsBundle, docsPage } from "./meta/docs-page.ts";
 import { metaRoutes, type MetaDeps } from "./meta/meta.routes.ts";
 import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
-import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
-import { createWorkspaceStore } from "./workspaces.store.ts";
-import { createOutboxWriter } from "../shared/db/outbox-writer.store.ts";
 import { createRelay } from "./outbox/relay.ts";
-import { createSequences } from "./sequences.store.ts";
+import { createApiStores } from "./stores.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export interface AppInfrastructure {
-  db: Db;
+  /** SQLite or PostgreSQL (shared/db/database.ts); the app chooses its stores by it. */
+  database: Database;
   redis: Redis;
   clock: Clock;
   logger: Logger;
@@ -65,10 +59,14 @@ const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
 
 const REDIS_PROBE_TIMEOUT_MS = 1000;
 
-/** For periodic housekeeping: a run that meets another process's write lock waits for the next. */
-function ignoreBusy(run: () => unknown): void {
+/**
+ * For periodic housekeeping: a run that meets another process's write lock (SQLite) or a
+ * database that is away (PostgreSQL) waits for the next.
+ */
+function housekeeping(work: () => unknown): void {
   try {
-    run();
+    const done = work();
+    if (done instanceof Promise) done.catch(() => {});
   } catch (error) {
     if (!isDatabaseBusy(error)) throw error;
   }
@@ -102,12 +100,15 @@ export const routeTable = (services: ServiceDeps, meta: MetaDeps): RouteDef[] =>
  * private, real ones) and wires stores, services and routes. Nothing here knows about tests.
  */
 export async function createApp(infra: AppInfrastructure) {
-  const { db, clock, logger } = infra;
+  const { database, clock, logger } = infra;
   const queueRedis = infra.redis.duplicate({ commandTimeout: QUEUE_COMMAND_TIMEOUT_MS });
   queueRedis.on("error", () => {}); // the request connection's listener reports outages once
   const queues = createQueues(queueRedis, infra.redisPrefix);
+  // The outbox writer kicks the relay, which reads through the stores: built in two steps.
+  let kickRelay = () => {};
+  const stores = createApiStores(database, () => kickRelay());
   const relay = createRelay({
-    db,
+    store: stores.relayOutbox,
     queues,
     clock,
     logger,
@@ -115,29 +116,33 @@ export async function createApp(infra: AppInfrastructure) {
     reconcileAfterMs: infra.outboxReconcileAfterMs,
     reconcileEveryMs: infra.outboxReconcileAfterMs === undefined ? undefined : Math.max(100, infra.outboxReconcileAfterMs / 3),
   });
-  const outbox = createOutboxWriter(db, () => void relay.kick());
+  kickRelay = () => void relay.kick();
   const services: ServiceDeps = {
-    db,
+    transaction: database.transaction,
     clock,
-    nextSequence: createSequences(db),
-    workspaces: createWorkspaceStore(db),
-    customers: createCustomerStore(db),
-    contacts: createContactStore(db),
-    onboardings: createOnboardingStore(db),
-    outbox,
+    nextSequence: stores.nextSequence,
+    workspaces: stores.workspaces,
+    customers: stores.customers,
+    contacts: stores.contacts,
+    onboardings: stores.onboardings,
+    outbox: stores.outbox,
   };
 
   const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger, commandTimeoutMs: infra.redisCommandTimeoutMs });
-  const apiKeyStore = createApiKeyStore(db);
-  const health = createHealthStore(db);
-  const usage = createKeyUsage(apiKeyStore, clock);
-  const idempotency = createIdempotency(db, clock);
-  const activity = createActivityRecorder({ db, outbox, logger, nowMicros: () => clock.nowMicros() });
+  const usage = createKeyUsage(stores.apiKeys, clock);
+  const idempotency = createIdempotency(database.transaction, stores.idempotency, clock);
+  const activity = createActivityRecorder({
+    transaction: database.transaction,
+    store: stores.activity,
+    outbox: stores.outbox,
+    logger,
+    nowMicros: () => clock.nowMicros(),
+  });
 
   let document: unknown;
   const routes: RouteDef[] = routeTable(services, {
     probes: {
-      database: async () => health.answers(),
+      database: async () => stores.health.answers(),
       redis: () => redisAnswers(infra.redis),
     },
     rateLimiterMode: () => limiter.mode(),
@@ -147,11 +152,11 @@ export async function createApp(infra: AppInfrastructure) {
   relay.start();
   const timers = [
     setInterval(() => usage.flush(), USAGE_FLUSH_MS),
-    setInterval(() => ignoreBusy(() => idempotency.purgeExpired()), IDEMPOTENCY_PURGE_MS),
+    setInterval(() => housekeeping(() => idempotency.purgeExpired()), IDEMPOTENCY_PURGE_MS),
   ];
   for (const timer of timers) timer.unref();
 
-  const metrics = createMetrics({ db, queues, relay, limiter });
+  const metrics = createMetrics({ store: stores.metrics, queues, relay, limiter });
   // The reference page and its script answer GET only, like the routes their 405 and OPTIONS.
   const allowedMethods = methodsForPath([
     ...routes,
@@ -207,13 +212,13 @@ export async function createApp(infra: AppInfrastructure) {
     })
     .use(admin)
     // Workspace administrators' pages, with their own sessions (not ADMIN_TOKEN).
-    .use(adminArea({ db, clock, logger, publicUrl: infra.publicUrl, secretKey: infra.secretKey ?? null }))
+    .use(adminArea({ database, store: stores.adminArea, clock, logger, publicUrl: infra.publicUrl, secretKey: infra.secretKey ?? null }))
     // The browsable reference: HTML and a script, so not in the JSON route table.
     .get(DOCS_PATH, () => docsPage(newId("req")))
     .get(DOCS_BUNDLE_PATH, () => docsBundle(newId("req")));
 
   mountRoutes(app, routes, {
-    authenticate: createAuthenticator(apiKeyStore),
+    authenticate: createAuthenticator(stores.apiKeys),
     limits,
     usage,
     idempotency,
@@ -221,7 +226,7 @@ export async function createApp(infra: AppInfrastructure) {
     metrics,
     logger,
     nowMicros: () => clock.nowMicros(),
-    transaction: (fn) => writeTransaction(db, fn),
+    transaction: database.transaction,
     busyTimeoutMs: infra.databaseBusyTimeoutMs ?? 3000,
   });
 
@@ -244,7 +249,7 @@ export async function createApp(infra: AppInfrastructure) {
       limiter.close();
       await activity.drain();
       await relay.stop();
-      usage.flush();
+      await usage.flush();
       await closeQueues(queues);
       queueRedis.disconnect();
     },

@@ -1,23 +1,19 @@
 import type { Clock } from "../shared/clock.ts";
-import type { Db } from "../shared/db/client.ts";
-import type { ContactStore } from "./contacts/contacts.store.ts";
-import type { CustomerStore } from "./customers/customers.store.ts";
-import type { OnboardingStore } from "./onboardings/onboardings.store.ts";
-import type { WorkspaceStore } from "./workspaces.store.ts";
-import type { OutboxWriter } from "../shared/db/outbox-writer.store.ts";
-import type { NextSequence } from "./sequences.store.ts";
+import type { Transaction } from "../shared/db/database.ts";
+import type { ApiStores } from "./stores.ts";
 
 /**
  * Everything service functions may touch, built once by the composition root. Each service
- * function names the subset it needs, so its dependencies are explicit.
+ * function names the subset it needs, so its dependencies are explicit. Services are flows
+ * (shared/db/flow.ts): the same code runs synchronously on SQLite and awaits PostgreSQL.
  */
 export interface ServiceDeps {
-  db: Db;
+  transaction: Transaction;
   clock: Clock;
-  nextSequence: NextSequence;
-  workspaces: WorkspaceStore;
-  customers: CustomerStore;
-  contacts: ContactStore;
-  onboardings: OnboardingStore;
-  outbox: OutboxWriter;
+  nextSequence: ApiStores["nextSequence"];
+  workspaces: ApiStores["workspaces"];
+  customers: ApiStores["customers"];
+  contacts: ApiStores["contacts"];
+  onboardings: ApiStores["onboardings"];
+  outbox: ApiStores["outbox"];
 }

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "./clock.ts";
-import type { Db } from "./db/client.ts";
+import type { Database } from "./db/database.ts";
+import { use, type Flow } from "./db/flow.ts";
 import type { UserRow } from "./db/schema.ts";
-import { workspaceStore } from "./workspaces.store.ts";
-import { OperatorError } from "./workspaces.ts";
+import { OperatorError, storeOf } from "./workspaces.ts";
 
 export const INVITE_LIFETIME_MICROS = 24 * 3600 * 1_000_000;
 
@@ -19,10 +19,10 @@ export const inviteUrl = (publicUrl: string, token: string) => `${publicUrl.repl
  * A one-time link to the page where an administrator sets their password, valid 24 hours.
  * Any earlier unused link of the same user stops working. Only the token's hash is stored.
  */
-export function issueInvite(db: Db, clock: Clock, user: Pick<UserRow, "id" | "orgId" | "role">, publicUrl: string) {
+export function* issueInvite(database: Database, clock: Clock, user: Pick<UserRow, "id" | "orgId" | "role">, publicUrl: string): Flow<{ url: string; expiresAt: number }> {
   if (user.role !== "admin") throw new OperatorError("Only administrators sign in: give the user --role admin first.");
   const token = randomToken();
   const now = clock.nowMicros();
-  workspaceStore.replaceInvite(db, { tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, createdAt: now, expiresAt: now + INVITE_LIFETIME_MICROS });
+  yield* use(storeOf(database).replaceInvite({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, createdAt: now, expiresAt: now + INVITE_LIFETIME_MICROS }));
   return { url: inviteUrl(publicUrl, token), expiresAt: now + INVITE_LIFETIME_MICROS };
 }

@@ -1,8 +1,10 @@
 import { generateApiKey } from "./api-keys.ts";
 import type { Clock } from "./clock.ts";
-import { writeTransaction, type Db } from "./db/client.ts";
-import type { organizations, UserRole } from "./db/schema.ts";
-import { workspaceStore as store } from "./workspaces.store.ts";
+import type { Database } from "./db/database.ts";
+import { use, type Flow, type MaybePromise } from "./db/flow.ts";
+import type { ApiKeyRow, OrganizationRow, organizations, UserRole, UserRow } from "./db/schema.ts";
+import { workspaceStore } from "./workspaces.store.ts";
+import { pgWorkspaceStore } from "./workspaces.pg.store.ts";
 import { encryptSecret } from "./secrets.ts";
 import { EMAIL_PATTERN, RATE_LIMIT_TIERS, SLUG_MAX_LENGTH, SLUG_PATTERN, type KeyMode, type RateLimitTier } from "./domain.ts";
 import { newId } from "./ids.ts";
@@ -14,39 +16,64 @@ export class OperatorError extends Error {
 
 const SLUG = new RegExp(SLUG_PATTERN);
 
-export function createWorkspace(db: Db, clock: Clock, input: { slug: string; name: string }) {
+type Bound<S> = {
+  [K in keyof S]: S[K] extends (db: never, ...args: infer A) => infer R ? (...args: A) => MaybePromise<Awaited<R>> : never;
+};
+type WorkspaceStore = Bound<typeof workspaceStore>;
+const bound = new WeakMap<Database, WorkspaceStore>();
+
+/** The workspace statements of the database's engine, bound to it. */
+export function storeOf(database: Database): WorkspaceStore {
+  let store = bound.get(database);
+  if (!store) {
+    const impl = (database.engine === "sqlite" ? workspaceStore : pgWorkspaceStore) as unknown as Record<string, (db: unknown, ...args: unknown[]) => unknown>;
+    store = Object.fromEntries(Object.entries(impl).map(([name, fn]) => [name, (...args: unknown[]) => fn(database.db, ...args)])) as WorkspaceStore;
+    bound.set(database, store);
+  }
+  return store;
+}
+
+/*
+ * Every function here is a flow (shared/db/flow.ts): the command line runs it with `run`, the
+ * admin area inside its own flows, on either engine.
+ */
+
+export function* createWorkspace(database: Database, clock: Clock, input: { slug: string; name: string }): Flow<OrganizationRow> {
   if (!SLUG.test(input.slug) || input.slug.length > SLUG_MAX_LENGTH) {
     throw new OperatorError(`--slug must be lowercase letters and digits joined by single hyphens, at most 64 characters (got '${input.slug}').`);
   }
   const name = input.name.trim();
   if (name === "" || name.length > 200) throw new OperatorError("--name must be 1 to 200 characters.");
-  return writeTransaction(db, () => {
-    if (store.organizationBySlug(db, input.slug)) {
+  const store = storeOf(database);
+  return yield* database.transaction(function* () {
+    if (yield* use(store.organizationBySlug(input.slug))) {
       throw new OperatorError(`A workspace with slug '${input.slug}' already exists.`);
     }
     const row = { id: newId("org"), slug: input.slug, name, launchRecapEnabled: false, slackTokenEncrypted: null, createdAt: clock.nowMicros() };
-    store.insertOrganization(db, row);
+    yield* use(store.insertOrganization(row));
     return row;
   });
 }
 
-export const listWorkspaces = (db: Db) => store.listOrganizations(db);
+export function* listWorkspaces(database: Database): Flow<OrganizationRow[]> {
+  return yield* use(storeOf(database).listOrganizations());
+}
 
-export function findWorkspace(db: Db, slug: string) {
-  const org = store.organizationBySlug(db, slug);
+export function* findWorkspace(database: Database, slug: string): Flow<OrganizationRow> {
+  const org = yield* use(storeOf(database).organizationBySlug(slug));
   if (!org) throw new OperatorError(`No workspace with slug '${slug}'.`);
   return org;
 }
 
-export function createApiKey(
-  db: Db,
+export function* createApiKey(
+  database: Database,
   clock: Clock,
   input: { workspaceSlug: string; name: string; mode: KeyMode; tier: RateLimitTier; createdBy?: string | null },
 ) {
   const name = input.name.trim();
   if (name === "" || name.length > 100) throw new OperatorError("--name must be 1 to 100 characters.");
   if (!RATE_LIMIT_TIERS.includes(input.tier)) throw new OperatorError(`--tier must be one of ${RATE_LIMIT_TIERS.join(", ")}.`);
-  const org = findWorkspace(db, input.workspaceSlug);
+  const org = yield* findWorkspace(database, input.workspaceSlug);
   const { key, prefix, hash } = generateApiKey(input.mode);
   const row = {
     id: newId("key"),
@@ -59,22 +86,23 @@ export function createApiKey(
     createdAt: clock.nowMicros(),
     createdBy: input.createdBy ?? null,
   };
-  store.insertApiKey(db, row);
+  yield* use(storeOf(database).insertApiKey(row));
   return { row, key, org };
 }
 
-export function listApiKeys(db: Db, workspaceSlug: string) {
-  const org = findWorkspace(db, workspaceSlug);
-  return store.apiKeysOf(db, org.id);
+export function* listApiKeys(database: Database, workspaceSlug: string): Flow<ApiKeyRow[]> {
+  const org = yield* findWorkspace(database, workspaceSlug);
+  return yield* use(storeOf(database).apiKeysOf(org.id));
 }
 
 /** Takes effect on the key's next request: authentication reads the row every time. */
-export function revokeApiKey(db: Db, clock: Clock, keyId: string) {
-  const key = store.apiKeyById(db, keyId);
+export function* revokeApiKey(database: Database, clock: Clock, keyId: string): Flow<ApiKeyRow> {
+  const store = storeOf(database);
+  const key = yield* use(store.apiKeyById(keyId));
   if (!key) throw new OperatorError(`No API key with id '${keyId}'.`);
   if (key.revokedAt !== null) return key;
   const revokedAt = clock.nowMicros();
-  store.revokeApiKey(db, keyId, revokedAt);
+  yield* use(store.revokeApiKey(keyId, revokedAt));
   return { ...key, revokedAt };
 }
 
@@ -97,15 +125,16 @@ function checkUserFields(input: { name: string; email: string; slackUserId?: str
  * administrator of the workspace's admin area (`role: admin`). E-mail addresses are unique
  * within a workspace, since administrators sign in with theirs.
  */
-export function addUser(
-  db: Db,
+export function* addUser(
+  database: Database,
   clock: Clock,
   input: { workspaceSlug: string; name: string; email: string; slackUserId?: string | undefined; role?: UserRole | undefined },
 ) {
-  const org = findWorkspace(db, input.workspaceSlug);
+  const store = storeOf(database);
+  const org = yield* findWorkspace(database, input.workspaceSlug);
   const name = checkUserFields(input);
   const email = input.email.trim().toLowerCase();
-  if (store.userByEmail(db, org.id, email)) {
+  if (yield* use(store.userByEmail(org.id, email))) {
     throw new OperatorError(`A user with e-mail '${email}' already exists in this workspace.`);
   }
   const row = {
@@ -118,45 +147,47 @@ export function addUser(
     role: input.role ?? "member",
     passwordHash: null,
   };
-  store.insertUser(db, row);
+  yield* use(store.insertUser(row));
   return row;
 }
 
-export function findUserByEmail(db: Db, workspaceSlug: string, email: string) {
-  const org = findWorkspace(db, workspaceSlug);
-  const user = store.userByEmail(db, org.id, email.trim().toLowerCase());
+export function* findUserByEmail(database: Database, workspaceSlug: string, email: string): Flow<UserRow> {
+  const org = yield* findWorkspace(database, workspaceSlug);
+  const user = yield* use(storeOf(database).userByEmail(org.id, email.trim().toLowerCase()));
   if (!user) throw new OperatorError(`No user with e-mail '${email}' in workspace '${workspaceSlug}'.`);
   return user;
 }
 
 /** Name, role and Slack id of one user of one workspace. A user who stops being an admin loses their sessions. */
-export function updateUser(db: Db, orgId: string, userId: string, input: { name: string; role: UserRole; slackUserId: string | null }) {
-  const user = store.userById(db, orgId, userId);
+export function* updateUser(database: Database, orgId: string, userId: string, input: { name: string; role: UserRole; slackUserId: string | null }): Flow<UserRow> {
+  const store = storeOf(database);
+  const user = yield* use(store.userById(orgId, userId));
   if (!user) throw new OperatorError("No such user in this workspace.");
   const name = checkUserFields({ name: input.name, email: user.email, slackUserId: input.slackUserId, role: input.role });
-  store.updateUser(db, orgId, userId, { name, role: input.role, slackUserId: input.slackUserId });
+  yield* use(store.updateUser(orgId, userId, { name, role: input.role, slackUserId: input.slackUserId }));
   return { ...user, name, role: input.role, slackUserId: input.slackUserId };
 }
 
 /** Removes a user of one workspace; their sessions and invites go with the row (foreign keys cascade). */
-export function removeUser(db: Db, orgId: string, userId: string) {
-  const user = store.userById(db, orgId, userId);
+export function* removeUser(database: Database, orgId: string, userId: string): Flow<UserRow> {
+  const store = storeOf(database);
+  const user = yield* use(store.userById(orgId, userId));
   if (!user) throw new OperatorError("No such user in this workspace.");
-  store.deleteUser(db, orgId, userId);
+  yield* use(store.deleteUser(orgId, userId));
   return user;
 }
 
-export function listUsers(db: Db, workspaceSlug: string) {
-  const org = findWorkspace(db, workspaceSlug);
-  return store.usersOf(db, org.id);
+export function* listUsers(database: Database, workspaceSlug: string): Flow<UserRow[]> {
+  const org = yield* findWorkspace(database, workspaceSlug);
+  return yield* use(storeOf(database).usersOf(org.id));
 }
 
 /** Workspace settings: the Slack token (sealed with SECRET_KEY) and the launch-recap switch. */
-export function updateWorkspace(
-  db: Db,
+export function* updateWorkspace(
+  database: Database,
   input: { slug: string; slackToken?: string | undefined; launchRecap?: boolean | undefined; secretKey: string | null },
 ) {
-  const org = findWorkspace(db, input.slug);
+  const org = yield* findWorkspace(database, input.slug);
   const changes: Partial<typeof organizations.$inferInsert> = {};
   if (input.slackToken !== undefined) {
     if (input.slackToken === "") {
@@ -168,6 +199,6 @@ export function updateWorkspace(
   }
   if (input.launchRecap !== undefined) changes.launchRecapEnabled = input.launchRecap;
   if (Object.keys(changes).length === 0) throw new OperatorError("Nothing to update: give --slack-token and/or --launch-recap on|off.");
-  store.updateOrganization(db, org.id, changes);
+  yield* use(storeOf(database).updateOrganization(org.id, changes));
   return { ...org, ...changes };
 }

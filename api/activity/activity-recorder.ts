@@ -1,13 +1,14 @@
-import { writeTransaction, type Db } from "../../shared/db/client.ts";
-import { createActivityStore } from "../../shared/db/activity.store.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
+import type { Transaction } from "../../shared/db/database.ts";
+import { run, use, type Flow } from "../../shared/db/flow.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { OutboxWriter } from "../../shared/db/outbox-writer.store.ts";
+import type { ApiStores } from "../stores.ts";
 
 export interface ActivityRecorderOptions {
-  db: Db;
-  outbox: OutboxWriter;
+  transaction: Transaction;
+  store: ApiStores["activity"];
+  outbox: ApiStores["outbox"];
   logger: Logger;
   nowMicros: () => number;
   flushMs?: number;
@@ -28,9 +29,11 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   const flushMs = options.flushMs ?? 50;
   const maxBatch = options.maxBatch ?? 500;
   const maxHeld = options.maxHeld ?? 50_000;
-  const store = createActivityStore(options.db);
+  const { store } = options;
   let buffer: ActivityEntry[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** A flush still waiting on PostgreSQL, for `drain`. */
+  let writing: Promise<void> | undefined;
 
   function flush(): void {
     clearTimeout(timer);
@@ -39,22 +42,41 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
     const entries = buffer;
     buffer = [];
     try {
-      writeTransaction(options.db, () => {
-        for (let i = 0; i < entries.length; i += maxBatch) {
-          options.outbox.add(null, "records", "activity.batch", { entries: entries.slice(i, i + maxBatch) }, options.nowMicros());
-        }
-      });
+      const written = run(
+        options.transaction(function* () {
+          for (let i = 0; i < entries.length; i += maxBatch) {
+            yield* use(options.outbox.add(null, "records", "activity.batch", { entries: entries.slice(i, i + maxBatch) }, options.nowMicros()));
+          }
+        }),
+      );
+      if (written instanceof Promise) {
+        // PostgreSQL: a failed write (the database away) keeps the entries for the next flush.
+        const pending: Promise<void> = written
+          .then(
+            () => {},
+            () => hold(entries),
+          )
+          .finally(() => {
+            if (writing === pending) writing = undefined;
+          });
+        writing = pending;
+      }
     } catch (error) {
       if (!isDatabaseBusy(error)) throw error;
-      // Another process holds the write lock: keep the entries and try again shortly.
-      buffer = entries.concat(buffer);
-      if (buffer.length > maxHeld) {
-        const dropped = buffer.length - maxHeld;
-        buffer = buffer.slice(dropped);
-        options.logger.error("activity entries dropped: the database refused writes for too long", { count: dropped });
-      }
-      timer = setTimeout(flush, flushMs);
+      hold(entries); // another process holds SQLite's write lock
     }
+  }
+
+  /** Keeps entries a flush could not write, and tries again shortly. */
+  function hold(entries: ActivityEntry[]): void {
+    buffer = entries.concat(buffer);
+    if (buffer.length > maxHeld) {
+      const dropped = buffer.length - maxHeld;
+      buffer = buffer.slice(dropped);
+      options.logger.error("activity entries dropped: the database refused writes for too long", { count: dropped });
+    }
+    clearTimeout(timer);
+    timer = setTimeout(flush, flushMs);
   }
 
   return {
@@ -69,17 +91,18 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
      * with the values the record already has) is left to `record`, like a read, so it does not
      * turn a read-only transaction into a write.
      */
-    recordWithChange<T>(change: () => T, entry: (result: T) => ActivityEntry): { result: T; written: boolean } {
-      const before = store.changeCount();
-      const result = change();
-      if (store.changeCount() === before) return { result, written: false };
-      store.insert(entry(result));
+    *recordWithChange<T>(change: () => Flow<T>, entry: (result: T) => ActivityEntry): Flow<{ result: T; written: boolean }> {
+      const before = yield* use(store.changeCount());
+      const result = yield* change();
+      if ((yield* use(store.changeCount())) === before) return { result, written: false };
+      yield* use(store.insert(entry(result)));
       return { result, written: true };
     },
     flush,
     /** Writes what is buffered (shutdown). */
     async drain(): Promise<void> {
       flush();
+      await writing;
     },
   };
 }

@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Db } from "../../shared/db/client.ts";
-import { createMetricsStore } from "./metrics.store.ts";
+import type { ApiStores } from "../stores.ts";
 import type { Queues } from "../../shared/jobs/queues.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { Relay } from "../outbox/relay.ts";
@@ -12,7 +11,7 @@ const JOB_STATES = ["waiting", "active", "delayed", "failed", "completed"] as co
  * at scrape time, queue depths, the outbox backlog, delivery outcomes and the limiter mode.
  * A registry per app (not the global one) keeps several apps in one process apart.
  */
-export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limiter: RateLimiter }) {
+export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queues; relay: Relay; limiter: RateLimiter }) {
   const registry = new Registry();
   const requests = new Counter({
     name: "http_requests_total",
@@ -33,7 +32,7 @@ export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limi
     labelNames: ["method", "route"] as const,
     registers: [registry],
   });
-  const store = createMetricsStore(deps.db);
+  const { store } = deps;
   new Gauge({
     name: "queue_jobs",
     help: "BullMQ jobs by queue and state.",
@@ -54,16 +53,16 @@ export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limi
     name: "outbox_backlog",
     help: "Side effects committed but not yet handed to BullMQ.",
     registers: [registry],
-    collect() {
-      this.set(deps.relay.backlog());
+    async collect() {
+      this.set(await deps.relay.backlog());
     },
   });
   new Gauge({
     name: "outbox_unfinished",
     help: "Side effects handed to BullMQ whose outcome the worker has not recorded yet.",
     registers: [registry],
-    collect() {
-      this.set(deps.relay.unfinished());
+    async collect() {
+      this.set(await deps.relay.unfinished());
     },
   });
   new Gauge({
@@ -79,9 +78,10 @@ export function createMetrics(deps: { db: Db; queues: Queues; relay: Relay; limi
     help: "Outbound effects by kind and outcome (sending, sent, skipped, failed, uncertain).",
     labelNames: ["kind", "status"] as const,
     registers: [registry],
-    collect() {
+    async collect() {
+      const rows = await store.deliveriesByKindAndStatus();
       this.reset();
-      for (const row of store.deliveriesByKindAndStatus()) this.set({ kind: row.kind, status: row.status }, row.n);
+      for (const row of rows) this.set({ kind: row.kind, status: row.status }, row.n);
     },
   });
   new Gauge({

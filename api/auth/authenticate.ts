@@ -1,4 +1,5 @@
-import type { ApiKeyStore } from "./api-keys.store.ts";
+import { use, type Flow } from "../../shared/db/flow.ts";
+import type { ApiStores } from "../stores.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";
 import type { Actor } from "./actor.ts";
@@ -30,19 +31,19 @@ export function parseAuthorization(header: string | null): string {
  * revocation holds from the very next request, in every process. The workspace's identity
  * (id, slug, name) never changes, so it is read once per workspace and kept.
  */
-export function createAuthenticator(store: ApiKeyStore) {
+export function createAuthenticator(store: ApiStores["apiKeys"]) {
   const workspaces = new Map<string, { slug: string; name: string }>();
 
-  return function authenticate(header: string | null): Actor {
+  return function* authenticate(header: string | null): Flow<Actor> {
     const key = parseAuthorization(header);
-    const found = KEY_PATTERN.test(key) ? store.byHash(hashApiKey(key)) : null;
+    const found = KEY_PATTERN.test(key) ? yield* use(store.byHash(hashApiKey(key))) : null;
     if (!found) throw new DomainError("invalid_api_key", `Invalid API key provided: ${key.slice(0, 12)}…`);
     if (found.revokedAt !== null) {
       throw new DomainError("api_key_revoked", `The API key ${found.keyPrefix}… has been revoked.`);
     }
     let workspace = workspaces.get(found.orgId);
     if (!workspace) {
-      workspace = store.workspace(found.orgId)!;
+      workspace = (yield* use(store.workspace(found.orgId)))!;
       workspaces.set(found.orgId, workspace);
     }
     return {

@@ -1,6 +1,7 @@
 import type { Clock } from "../../shared/clock.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
-import type { ApiKeyStore, KeyUsageDelta as Usage } from "./api-keys.store.ts";
+import type { KeyUsageDelta as Usage } from "./api-keys.store.ts";
+import type { ApiStores } from "../stores.ts";
 
 /**
  * Per-key request count, last-used time and address, gathered in memory and written in one
@@ -8,7 +9,7 @@ import type { ApiKeyStore, KeyUsageDelta as Usage } from "./api-keys.store.ts";
  * database write for bookkeeping. A flush the database refuses (another process holds its
  * write lock) keeps its counts for the next one: they add up, none is lost.
  */
-export function createKeyUsage(store: ApiKeyStore, clock: Clock) {
+export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock) {
   const pending = new Map<string, Usage>();
 
   function add(keyId: string, count: number, at: number, address: string | null): void {
@@ -26,15 +27,20 @@ export function createKeyUsage(store: ApiKeyStore, clock: Clock) {
     record(keyId: string, address: string | null): void {
       add(keyId, 1, clock.nowMicros(), address);
     },
-    flush(): void {
+    /** Writes what gathered; on PostgreSQL answers a promise that never rejects (a failed flush is kept). */
+    flush(): void | Promise<void> {
       if (pending.size === 0) return;
       const batch = [...pending];
       pending.clear();
+      const keep = () => {
+        for (const [keyId, usage] of batch) add(keyId, usage.count, usage.lastUsedAt, usage.lastUsedIp);
+      };
       try {
-        store.addUsage(batch);
+        const written = store.addUsage(batch);
+        if (written instanceof Promise) return written.then(() => {}, keep);
       } catch (error) {
         if (!isDatabaseBusy(error)) throw error;
-        for (const [keyId, usage] of batch) add(keyId, usage.count, usage.lastUsedAt, usage.lastUsedIp);
+        keep();
       }
     },
   };

@@ -1,5 +1,5 @@
 import { formatMicros } from "../../shared/clock.ts";
-import { writeTransaction } from "../../shared/db/client.ts";
+import { use, type Flow } from "../../shared/db/flow.ts";
 import type { ContactRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
@@ -11,7 +11,7 @@ import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import type { ContactResource, CreateContactInput, UpdateContactInput } from "./contacts.schema.ts";
 
-type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers" | "contacts">;
+type Deps = Pick<ServiceDeps, "transaction" | "clock" | "nextSequence" | "customers" | "contacts">;
 
 /** Request field → row column, for every field a PATCH may change. */
 const FIELDS = { name: "name", email: "email", title: "title", is_primary: "isPrimary" } as const satisfies FieldMap<ContactRow>;
@@ -31,24 +31,26 @@ export function toContactResource(row: ContactRow): ContactResource {
   };
 }
 
-function findContact(deps: Pick<Deps, "customers" | "contacts">, actor: Actor, customerRef: string, contactRef: string): ContactRow {
-  const customer = findCustomer(deps.customers, actor.orgId, customerRef);
-  const row = findByRef(
-    contactRef,
-    (id) => deps.contacts.byId(actor.orgId, customer.id, id),
-    (n) => deps.contacts.byDisplayId(actor.orgId, customer.id, n),
+function* findContact(deps: Pick<Deps, "customers" | "contacts">, actor: Actor, customerRef: string, contactRef: string): Flow<ContactRow> {
+  const customer = yield* findCustomer(deps.customers, actor.orgId, customerRef);
+  const row = yield* use(
+    findByRef(
+      contactRef,
+      (id) => deps.contacts.byId(actor.orgId, customer.id, id),
+      (n) => deps.contacts.byDisplayId(actor.orgId, customer.id, n),
+    ),
   );
   if (!row) throw notFound("contact", contactRef);
   return row;
 }
 
-export function createContact(deps: Deps, actor: Actor, customerRef: string, input: CreateContactInput): ContactResource {
-  return writeTransaction(deps.db, () => {
-    const customer = findCustomer(deps.customers, actor.orgId, customerRef);
+export function* createContact(deps: Deps, actor: Actor, customerRef: string, input: CreateContactInput): Flow<ContactResource> {
+  return yield* deps.transaction(function* () {
+    const customer = yield* findCustomer(deps.customers, actor.orgId, customerRef);
     const now = deps.clock.nowMicros();
-    const seq = deps.nextSequence(actor.orgId, "contact", now);
+    const seq = yield* use(deps.nextSequence(actor.orgId, "contact", now));
     const isPrimary = input.is_primary ?? false;
-    if (isPrimary) deps.contacts.clearPrimary(customer.id, seq.createdAt);
+    if (isPrimary) yield* use(deps.contacts.clearPrimary(customer.id, seq.createdAt));
     const row = {
       id: newId("con"),
       orgId: actor.orgId,
@@ -61,54 +63,54 @@ export function createContact(deps: Deps, actor: Actor, customerRef: string, inp
       createdAt: seq.createdAt,
       updatedAt: seq.createdAt,
     };
-    deps.contacts.insert(row);
+    yield* use(deps.contacts.insert(row));
     return toContactResource({ ...row, deletedAt: null });
   });
 }
 
-export function listContacts(
+export function* listContacts(
   deps: Pick<Deps, "customers" | "contacts">,
   actor: Actor,
   customerRef: string,
   query: { limit?: number; cursor?: string },
-): ListPage<ContactResource> {
-  const customer = findCustomer(deps.customers, actor.orgId, customerRef);
+): Flow<ListPage<ContactResource>> {
+  const customer = yield* findCustomer(deps.customers, actor.orgId, customerRef);
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-  const rows = deps.contacts.page(actor.orgId, customer.id, cursorMicros(query.cursor), limit + 1);
+  const rows = yield* use(deps.contacts.page(actor.orgId, customer.id, cursorMicros(query.cursor), limit + 1));
   return toPage(rows, limit, toContactResource);
 }
 
-export function getContact(deps: Pick<Deps, "customers" | "contacts">, actor: Actor, customerRef: string, contactRef: string) {
-  return toContactResource(findContact(deps, actor, customerRef, contactRef));
+export function* getContact(deps: Pick<Deps, "customers" | "contacts">, actor: Actor, customerRef: string, contactRef: string): Flow<ContactResource> {
+  return toContactResource(yield* findContact(deps, actor, customerRef, contactRef));
 }
 
-export function updateContact(
+export function* updateContact(
   deps: Deps,
   actor: Actor,
   customerRef: string,
   contactRef: string,
   input: UpdateContactInput,
-): ContactResource {
-  return writeTransaction(deps.db, () => {
-    const current = findContact(deps, actor, customerRef, contactRef);
+): Flow<ContactResource> {
+  return yield* deps.transaction(function* () {
+    const current = yield* findContact(deps, actor, customerRef, contactRef);
     const { next, changed } = applyFields(current, input, FIELDS);
     if (!changed) return toContactResource(current);
     next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
-    if (next.isPrimary && !current.isPrimary) deps.contacts.clearPrimary(current.customerId, next.updatedAt);
-    deps.contacts.update(next);
+    if (next.isPrimary && !current.isPrimary) yield* use(deps.contacts.clearPrimary(current.customerId, next.updatedAt));
+    yield* use(deps.contacts.update(next));
     return toContactResource(next);
   });
 }
 
-export function deleteContact(
-  deps: Pick<Deps, "db" | "clock" | "customers" | "contacts">,
+export function* deleteContact(
+  deps: Pick<Deps, "transaction" | "clock" | "customers" | "contacts">,
   actor: Actor,
   customerRef: string,
   contactRef: string,
 ) {
-  return writeTransaction(deps.db, () => {
-    const current = findContact(deps, actor, customerRef, contactRef);
-    deps.contacts.softDelete(current.id, deps.clock.nowMicros());
+  return yield* deps.transaction(function* () {
+    const current = yield* findContact(deps, actor, customerRef, contactRef);
+    yield* use(deps.contacts.softDelete(current.id, deps.clock.nowMicros()));
     return { object: "contact" as const, id: current.id, deleted: true as const };
   });
 }

@@ -1,5 +1,5 @@
 import { formatMicros } from "../../shared/clock.ts";
-import { writeTransaction } from "../../shared/db/client.ts";
+import { use, type Flow } from "../../shared/db/flow.ts";
 import type { CustomerRow } from "../../shared/db/schema.ts";
 import { DomainError, notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
@@ -14,9 +14,9 @@ import {
   type CustomerResource,
   type UpdateCustomerInput,
 } from "./customers.schema.ts";
-import type { CustomerStore } from "./customers.store.ts";
 
-type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers">;
+type Deps = Pick<ServiceDeps, "transaction" | "clock" | "nextSequence" | "customers">;
+type CustomerStore = ServiceDeps["customers"];
 
 export function toCustomerResource(row: CustomerRow): CustomerResource {
   return {
@@ -33,8 +33,8 @@ export function toCustomerResource(row: CustomerRow): CustomerResource {
   };
 }
 
-export function findCustomer(store: CustomerStore, orgId: string, ref: string | number, field?: string): CustomerRow {
-  const row = findByRef(ref, (id) => store.byId(orgId, id), (n) => store.byDisplayId(orgId, n));
+export function* findCustomer(store: CustomerStore, orgId: string, ref: string | number, field?: string): Flow<CustomerRow> {
+  const row = yield* use(findByRef(ref, (id) => store.byId(orgId, id), (n) => store.byDisplayId(orgId, n)));
   if (!row) {
     const error = notFound("customer", String(ref));
     throw field ? new DomainError(error.code, error.message, field) : error;
@@ -68,23 +68,23 @@ export function slugify(name: string): string {
   return base === "" ? "customer" : base;
 }
 
-function uniqueSlug(store: CustomerStore, orgId: string, name: string): string {
+function* uniqueSlug(store: CustomerStore, orgId: string, name: string): Flow<string> {
   const base = slugify(name);
   let candidate = base;
-  for (let n = 2; store.slugInUse(orgId, candidate); n++) {
+  for (let n = 2; yield* use(store.slugInUse(orgId, candidate)); n++) {
     const suffix = `-${n}`;
     candidate = `${base.slice(0, 64 - suffix.length).replace(/-+$/, "")}${suffix}`;
   }
   return candidate;
 }
 
-export function createCustomer(deps: Deps, actor: Actor, input: CreateCustomerInput): CustomerResource {
+export function* createCustomer(deps: Deps, actor: Actor, input: CreateCustomerInput): Flow<CustomerResource> {
   const metadata = serialiseMetadata(input.metadata ?? {});
-  return writeTransaction(deps.db, () => {
+  return yield* deps.transaction(function* () {
     const { customers } = deps;
-    if (input.slug !== undefined && customers.slugInUse(actor.orgId, input.slug)) throw slugTaken(input.slug);
-    const slug = input.slug ?? uniqueSlug(customers, actor.orgId, input.name);
-    const seq = deps.nextSequence(actor.orgId, "customer", deps.clock.nowMicros());
+    if (input.slug !== undefined && (yield* use(customers.slugInUse(actor.orgId, input.slug)))) throw slugTaken(input.slug);
+    const slug = input.slug ?? (yield* uniqueSlug(customers, actor.orgId, input.name));
+    const seq = yield* use(deps.nextSequence(actor.orgId, "customer", deps.clock.nowMicros()));
     const row = {
       id: newId("cus"),
       orgId: actor.orgId,
@@ -97,42 +97,42 @@ export function createCustomer(deps: Deps, actor: Actor, input: CreateCustomerIn
       createdAt: seq.createdAt,
       updatedAt: seq.createdAt,
     };
-    customers.insert(row);
+    yield* use(customers.insert(row));
     return toCustomerResource({ ...row, deletedAt: null });
   });
 }
 
-export function listCustomers(
+export function* listCustomers(
   deps: Pick<Deps, "customers">,
   actor: Actor,
   query: { limit?: number; cursor?: string; status?: string },
-): ListPage<CustomerResource> {
+): Flow<ListPage<CustomerResource>> {
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-  const rows = deps.customers.page(actor.orgId, cursorMicros(query.cursor), limit + 1, query.status);
+  const rows = yield* use(deps.customers.page(actor.orgId, cursorMicros(query.cursor), limit + 1, query.status));
   return toPage(rows, limit, toCustomerResource);
 }
 
-export function getCustomer(deps: Pick<Deps, "customers">, actor: Actor, ref: string): CustomerResource {
-  return toCustomerResource(findCustomer(deps.customers, actor.orgId, ref));
+export function* getCustomer(deps: Pick<Deps, "customers">, actor: Actor, ref: string): Flow<CustomerResource> {
+  return toCustomerResource(yield* findCustomer(deps.customers, actor.orgId, ref));
 }
 
-export function updateCustomer(deps: Deps, actor: Actor, ref: string, input: UpdateCustomerInput): CustomerResource {
+export function* updateCustomer(deps: Deps, actor: Actor, ref: string, input: UpdateCustomerInput): Flow<CustomerResource> {
   const metadata = input.metadata === undefined ? undefined : serialiseMetadata(input.metadata);
-  return writeTransaction(deps.db, () => {
-    const current = findCustomer(deps.customers, actor.orgId, ref);
+  return yield* deps.transaction(function* () {
+    const current = yield* findCustomer(deps.customers, actor.orgId, ref);
     const { next, changed } = applyFields(current, { ...input, metadata }, FIELDS);
     if (!changed) return toCustomerResource(current);
-    if (next.slug !== current.slug && deps.customers.slugInUse(actor.orgId, next.slug)) throw slugTaken(next.slug);
+    if (next.slug !== current.slug && (yield* use(deps.customers.slugInUse(actor.orgId, next.slug)))) throw slugTaken(next.slug);
     next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
-    deps.customers.update(next);
+    yield* use(deps.customers.update(next));
     return toCustomerResource(next);
   });
 }
 
-export function deleteCustomer(deps: Pick<Deps, "db" | "clock" | "customers">, actor: Actor, ref: string) {
-  return writeTransaction(deps.db, () => {
-    const current = findCustomer(deps.customers, actor.orgId, ref);
-    deps.customers.softDeleteCascade(current.id, deps.clock.nowMicros());
+export function* deleteCustomer(deps: Pick<Deps, "transaction" | "clock" | "customers">, actor: Actor, ref: string) {
+  return yield* deps.transaction(function* () {
+    const current = yield* findCustomer(deps.customers, actor.orgId, ref);
+    yield* use(deps.customers.softDeleteCascade(current.id, deps.clock.nowMicros()));
     return { object: "customer" as const, id: current.id, deleted: true as const };
   });
 }

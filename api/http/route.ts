@@ -42,7 +42,7 @@ interface RouteDoc<P, Q, B> {
  */
 export interface RouteDef<P = any, Q = any, B = any> extends RouteDoc<P, Q, B> {
   authenticated: boolean;
-  /** POST routes take an `Idempotency-Key`; their handler must be synchronous. */
+  /** POST routes take an `Idempotency-Key`; a handler that changes data answers a flow (shared/db/flow.ts), run inside the transaction. */
   idempotent: boolean;
   handler: (input: RequestInput<In<P>, In<Q>, In<B>> & { actor: Actor }) => unknown;
 }

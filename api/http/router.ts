@@ -1,6 +1,8 @@
 import type { Elysia } from "elysia";
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { retryWhileBusy, tryOrRetryWhileBusy } from "../../shared/db/busy.ts";
+import type { Transaction } from "../../shared/db/database.ts";
+import { isFlow, run, settle, use, type Flow } from "../../shared/db/flow.ts";
 import { DomainError } from "../../shared/errors.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { newId } from "../../shared/ids.ts";
@@ -27,8 +29,7 @@ export interface RouterDeps {
   metrics: Metrics;
   logger: Logger;
   nowMicros: () => number;
-  /** Runs `fn` in one write transaction (synchronous: see shared/db/client.ts). */
-  transaction: <T>(fn: () => T) => T;
+  transaction: Transaction;
   /** How long a request waits, without blocking, for the database's write lock before answering 503. */
   busyTimeoutMs: number;
 }
@@ -69,6 +70,9 @@ type Ctx = {
   server: { requestIP(request: Request): { address: string } | null } | null;
 };
 
+/** A handler's answer as a flow: services answer flows; anything else is one step. */
+const asFlow = (answer: unknown): Flow<unknown> => (isFlow(answer) ? answer : use(answer));
+
 /** An unexpected error as log fields: its message and stack stay in the log, never in a response. */
 export function serializeError(error: unknown): Record<string, unknown> {
   return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
@@ -94,7 +98,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
 
   async function authenticate(request: Request, address: string): Promise<Actor> {
     try {
-      return deps.authenticate(request.headers.get("authorization"));
+      return await run(deps.authenticate(request.headers.get("authorization")));
     } catch (error) {
       const refusal = error instanceof DomainError ? await deps.limits.recordAuthFailure(address) : null;
       throw refusal ?? error;
@@ -117,12 +121,12 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       const toResponse = (result: unknown) =>
         result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
 
-      if (!actor || !changesData) return { response: toResponse(await tryOrRetryWhileBusy(() => route.handler(input), busy)), activityWritten: false };
+      if (!actor || !changesData) return { response: toResponse(await tryOrRetryWhileBusy(() => settle(route.handler(input)), busy)), activityWritten: false };
 
       let activityWritten = false;
-      const changeWithActivity = () => {
-        const { result, written } = deps.activity.recordWithChange(
-          () => route.handler(input),
+      const changeWithActivity = function* (): Flow<unknown> {
+        const { result, written } = yield* deps.activity.recordWithChange(
+          () => asFlow(route.handler(input)),
           (result) => activity(result instanceof Reply ? result.status : status),
         );
         activityWritten = written;
@@ -136,24 +140,26 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         const fingerprint = requestFingerprint(route.method, pathname, rawBody);
         let claimed = false;
         try {
-          return await tryOrRetryWhileBusy(() => {
+          const claimAndChange = function* () {
             if (!claimed) {
-              const claim = deps.idempotency.begin(actor.keyId, key, fingerprint);
+              const claim = yield* deps.idempotency.begin(actor.keyId, key, fingerprint);
               if (claim.kind === "replay") return { response: json(claim.status, claim.body, { ...headers, "idempotent-replay": "true" }), activityWritten };
               claimed = true;
             }
-            return { response: json(status, deps.idempotency.execute(actor.keyId, key, status, changeWithActivity), headers), activityWritten };
-          }, busy);
+            const body = yield* deps.idempotency.execute(actor.keyId, key, status, changeWithActivity);
+            return { response: json(status, body, headers), activityWritten };
+          };
+          return await tryOrRetryWhileBusy(() => run(claimAndChange()), busy);
         } catch (error) {
           // Gave up on a held lock with the claim still ours: free the key as soon as the lock allows.
           if (claimed && error instanceof DomainError && error.code === "service_unavailable") {
-            void retryWhileBusy(() => deps.idempotency.release(actor.keyId, key), { timeoutMs: 60_000, maxPauseMs: 1000 }).catch(() => {});
+            void retryWhileBusy(() => deps.idempotency.release(actor.keyId, key), { timeoutMs: 60_000, maxPauseMs: 1000 }).catch(() => {}); // on PostgreSQL: one try, else the claim times out
           }
           throw error;
         }
       }
 
-      const result = await tryOrRetryWhileBusy(() => deps.transaction(changeWithActivity), busy);
+      const result = await tryOrRetryWhileBusy(() => run(deps.transaction(changeWithActivity)), busy);
       return { response: toResponse(result), activityWritten };
     }
 

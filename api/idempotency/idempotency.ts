@@ -1,6 +1,7 @@
 import type { Clock } from "../../shared/clock.ts";
-import { writeTransaction, type Db } from "../../shared/db/client.ts";
-import { createIdempotencyStore } from "./idempotency.store.ts";
+import type { Transaction } from "../../shared/db/database.ts";
+import { use, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
+import type { ApiStores } from "../stores.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import { DomainError } from "../../shared/errors.ts";
 
@@ -26,20 +27,18 @@ export function validateIdempotencyKey(value: string): string {
  * inside the transaction that creates the record, so a crash can never leave a record
  * without its stored response (or the reverse).
  */
-export function createIdempotency(db: Db, clock: Clock) {
-  const store = createIdempotencyStore(db);
-
+export function createIdempotency(transaction: Transaction, store: ApiStores["idempotency"], clock: Clock) {
   /** Claims the key, or says why not: a replay, a different request, or one still running. */
-  function begin(apiKeyId: string, key: string, fingerprint: string): Claim {
-    return writeTransaction(db, () => {
+  function* begin(apiKeyId: string, key: string, fingerprint: string): Flow<Claim> {
+    return yield* transaction(function* (): Flow<Claim> {
       const now = clock.nowMicros();
       const ids = { apiKeyId, key };
-      if (store.claim(ids, fingerprint, now)) return { kind: "claimed" } as const;
-      const row = store.find(ids)!;
+      if (yield* use(store.claim(ids, fingerprint, now))) return { kind: "claimed" };
+      const row = (yield* use(store.find(ids)))!;
       if (row.createdAt <= now - RETENTION_MICROS) {
-        store.remove(ids); // expired but not yet purged: the key is new again
-        store.claim(ids, fingerprint, now);
-        return { kind: "claimed" } as const;
+        yield* use(store.remove(ids)); // expired but not yet purged: the key is new again
+        yield* use(store.claim(ids, fingerprint, now));
+        return { kind: "claimed" };
       }
       if (row.fingerprint !== fingerprint) {
         throw new DomainError(
@@ -48,7 +47,7 @@ export function createIdempotency(db: Db, clock: Clock) {
         );
       }
       if (row.completedAt !== null) {
-        return { kind: "replay", status: row.responseStatus!, body: row.responseBody! } as const;
+        return { kind: "replay", status: row.responseStatus!, body: row.responseBody! };
       }
       if (row.claimedAt > now - CLAIM_TIMEOUT_MICROS) {
         throw new DomainError(
@@ -58,40 +57,38 @@ export function createIdempotency(db: Db, clock: Clock) {
           1,
         );
       }
-      store.takeOver(ids, row.claimedAt, now);
-      return { kind: "claimed" } as const;
+      yield* use(store.takeOver(ids, row.claimedAt, now));
+      return { kind: "claimed" };
     });
   }
 
   return {
     begin,
     /**
-     * Runs `produce` (synchronous: the record's own transaction nests inside this one) and
-     * stores its response in the same transaction. A failure releases the claim so the key
-     * can be used again; only successes are remembered. A busy database is not a failure of
-     * the request: the claim stays, for the caller to try again (or `release` when it gives up).
+     * Runs `produce` (whose own transaction nests inside this one) and stores its response in
+     * the same transaction. A failure releases the claim so the key can be used again; only
+     * successes are remembered. A database that is busy or unavailable is not a failure of the
+     * request: the claim stays, for the caller to try again (or `release` when it gives up).
      */
-    execute(apiKeyId: string, key: string, status: number, produce: () => unknown): string {
+    *execute(apiKeyId: string, key: string, status: number, produce: () => Flow<unknown>): Flow<string> {
       try {
-        return writeTransaction(db, () => {
-          const body = JSON.stringify(produce());
-          store.complete({ apiKeyId, key }, status, body, clock.nowMicros());
+        return yield* transaction(function* () {
+          const body = JSON.stringify(yield* produce());
+          yield* use(store.complete({ apiKeyId, key }, status, body, clock.nowMicros()));
           return body;
         });
       } catch (error) {
-        if (!isDatabaseBusy(error)) store.release({ apiKeyId, key });
+        if (!isDatabaseBusy(error) && !isUnavailable(error)) yield* use(store.release({ apiKeyId, key }));
         throw error;
       }
     },
     /** Frees an unfinished claim, so the key can be used again. */
-    release(apiKeyId: string, key: string): void {
-      store.release({ apiKeyId, key });
-    },
-    /** Deletes stored responses past retention; returns how many. */
-    purgeExpired(): number {
-      return store.purgeBefore(clock.nowMicros() - RETENTION_MICROS);
-    },
+    release: (apiKeyId: string, key: string): MaybePromise<unknown> => store.release({ apiKeyId, key }),
+    /** Deletes stored responses past retention; answers how many. */
+    purgeExpired: (): MaybePromise<number> => store.purgeBefore(clock.nowMicros() - RETENTION_MICROS),
   };
 }
+
+const isUnavailable = (error: unknown) => error instanceof DomainError && error.code === "service_unavailable";
 
 export type Idempotency = ReturnType<typeof createIdempotency>;

@@ -1,5 +1,5 @@
 import { formatMicros, formatMicrosOrNull } from "../../shared/clock.ts";
-import { writeTransaction } from "../../shared/db/client.ts";
+import { use, type Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
@@ -17,7 +17,7 @@ import type {
 } from "./onboardings.schema.ts";
 import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
 
-type Deps = Pick<ServiceDeps, "db" | "clock" | "nextSequence" | "customers" | "onboardings" | "workspaces" | "outbox">;
+type Deps = Pick<ServiceDeps, "transaction" | "clock" | "nextSequence" | "customers" | "onboardings" | "workspaces" | "outbox">;
 
 /** Request field → row column, for every field a client may set. */
 const FIELDS = {
@@ -65,8 +65,8 @@ export function toOnboardingResource(row: OnboardingRow): OnboardingResource {
   };
 }
 
-function findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): OnboardingRow {
-  const row = findByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n));
+function* findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingRow> {
+  const row = yield* use(findByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n)));
   if (!row) throw notFound("onboarding", ref);
   return row;
 }
@@ -74,10 +74,10 @@ function findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: stri
 const isSuspended = (row: Pick<OnboardingRow, "state" | "waitingOnCustomer">) =>
   row.state === "waiting" && row.waitingOnCustomer;
 
-export function createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardingInput): OnboardingResource {
-  return writeTransaction(deps.db, () => {
-    const customer = findCustomer(deps.customers, actor.orgId, input.customer_id, "customer_id");
-    const { displayId, createdAt: now } = deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros());
+export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardingInput): Flow<OnboardingResource> {
+  return yield* deps.transaction(function* () {
+    const customer = yield* findCustomer(deps.customers, actor.orgId, input.customer_id, "customer_id");
+    const { displayId, createdAt: now } = yield* use(deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros()));
     const defaults: OnboardingRow = {
       id: newId("onb"),
       orgId: actor.orgId,
@@ -111,25 +111,25 @@ export function createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardi
     const { customer_id: _customer, ...settable } = input;
     const row = applyFields(defaults, settable, FIELDS).next;
     if (row.phase === "completed") row.completedAt = now;
-    deps.onboardings.insert(row);
+    yield* use(deps.onboardings.insert(row));
     return toOnboardingResource(row);
   });
 }
 
-export function listOnboardings(
+export function* listOnboardings(
   deps: Pick<Deps, "customers" | "onboardings">,
   actor: Actor,
   customerRef: string | null,
   query: ListOnboardingsFilter,
-): ListPage<OnboardingResource> {
-  const customerId = customerRef === null ? null : findCustomer(deps.customers, actor.orgId, customerRef).id;
+): Flow<ListPage<OnboardingResource>> {
+  const customerId = customerRef === null ? null : (yield* findCustomer(deps.customers, actor.orgId, customerRef)).id;
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-  const rows = deps.onboardings.page(actor.orgId, customerId, query, cursorMicros(query.cursor), limit + 1);
+  const rows = yield* use(deps.onboardings.page(actor.orgId, customerId, query, cursorMicros(query.cursor), limit + 1));
   return toPage(rows, limit, toOnboardingResource);
 }
 
-export function getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): OnboardingResource {
-  return toOnboardingResource(findOnboarding(deps, actor, ref));
+export function* getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingResource> {
+  return toOnboardingResource(yield* findOnboarding(deps, actor, ref));
 }
 
 /**
@@ -138,9 +138,9 @@ export function getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref
  * `launch` by a live key, the launch automations) in the same transaction. A body that
  * changes nothing writes nothing.
  */
-export function updateOnboarding(deps: Deps, actor: Actor, ref: string, input: UpdateOnboardingInput): OnboardingResource {
-  return writeTransaction(deps.db, () => {
-    const current = findOnboarding(deps, actor, ref);
+export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: UpdateOnboardingInput): Flow<OnboardingResource> {
+  return yield* deps.transaction(function* () {
+    const current = yield* findOnboarding(deps, actor, ref);
     const { next, changed } = applyFields(current, input, FIELDS);
     if (!changed) return toOnboardingResource(current);
 
@@ -160,21 +160,21 @@ export function updateOnboarding(deps: Deps, actor: Actor, ref: string, input: U
       next.phaseEnteredAt = now;
       next.slaSuspendedMicros = 0;
       next.slaSuspendedSince = suspendedAfter ? now : null;
-      queuePhaseChangeEffects(deps, actor, current, next, now, suspendedInPhase);
+      yield* queuePhaseChangeEffects(deps, actor, current, next, now, suspendedInPhase);
     } else if (suspendedBefore !== suspendedAfter) {
       next.slaSuspendedMicros = suspendedInPhase;
       next.slaSuspendedSince = suspendedAfter ? now : null;
     }
 
-    deps.onboardings.update(next);
+    yield* use(deps.onboardings.update(next));
     return toOnboardingResource(next);
   });
 }
 
-export function deleteOnboarding(deps: Pick<Deps, "db" | "clock" | "onboardings">, actor: Actor, ref: string) {
-  return writeTransaction(deps.db, () => {
-    const current = findOnboarding(deps, actor, ref);
-    deps.onboardings.softDelete(current.id, deps.clock.nowMicros());
+export function* deleteOnboarding(deps: Pick<Deps, "transaction" | "clock" | "onboardings">, actor: Actor, ref: string) {
+  return yield* deps.transaction(function* () {
+    const current = yield* findOnboarding(deps, actor, ref);
+    yield* use(deps.onboardings.softDelete(current.id, deps.clock.nowMicros()));
     return { object: "onboarding" as const, id: current.id, deleted: true as const };
   });
 }

@@ -1,3 +1,4 @@
+import { use, type Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import type { Actor } from "../auth/actor.ts";
 import type { ServiceDeps } from "../deps.ts";
@@ -7,14 +8,14 @@ import type { ServiceDeps } from "../deps.ts";
  * timeline event and a phase-transition record; on entering `launch` with a live key, the
  * launch automations. A test key changes data but never queues anything outbound.
  */
-export function queuePhaseChangeEffects(
+export function* queuePhaseChangeEffects(
   deps: Pick<ServiceDeps, "outbox" | "workspaces">,
   actor: Actor,
   before: OnboardingRow,
   after: OnboardingRow,
   at: number,
   suspendedMicrosInPhase: number,
-): void {
+): Flow<void> {
   const change = {
     org_id: actor.orgId,
     customer_id: after.customerId,
@@ -24,20 +25,20 @@ export function queuePhaseChangeEffects(
     at,
     actor: actor.keyName,
   };
-  deps.outbox.add(actor.orgId, "records", "timeline.phase_changed", change, at);
-  deps.outbox.add(
+  yield* use(deps.outbox.add(actor.orgId, "records", "timeline.phase_changed", change, at));
+  yield* use(deps.outbox.add(
     actor.orgId,
     "records",
     "phase_transition.record",
     { ...change, phase_entered_at: before.phaseEnteredAt, sla_suspended_seconds: suspendedMicrosInPhase / 1_000_000 },
     at,
-  );
+  ));
 
   if (after.phase !== "launch" || actor.mode !== "live") return;
   const launch = { org_id: actor.orgId, onboarding_id: after.id, customer_id: after.customerId, actor: actor.keyName, at };
-  deps.outbox.add(actor.orgId, "outbound", "launch.slack_dm", { ...launch, csm_id: after.csmId }, at);
-  deps.outbox.add(actor.orgId, "outbound", "launch.calendar_entry", launch, at);
-  if (deps.workspaces.launchRecapEnabled(actor.orgId)) {
-    deps.outbox.add(actor.orgId, "outbound", "launch.recap_email", launch, at);
+  yield* use(deps.outbox.add(actor.orgId, "outbound", "launch.slack_dm", { ...launch, csm_id: after.csmId }, at));
+  yield* use(deps.outbox.add(actor.orgId, "outbound", "launch.calendar_entry", launch, at));
+  if (yield* use(deps.workspaces.launchRecapEnabled(actor.orgId))) {
+    yield* use(deps.outbox.add(actor.orgId, "outbound", "launch.recap_email", launch, at));
   }
 }

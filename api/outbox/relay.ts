@@ -1,13 +1,14 @@
 import type { Clock } from "../../shared/clock.ts";
-import type { Db } from "../../shared/db/client.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
-import { createOutboxStore, outboxJobId, type OutboxRow } from "../../shared/db/outbox.store.ts";
+import { outboxJobId, type OutboxRow } from "../../shared/db/outbox.store.ts";
+import { outsideTransaction } from "../../shared/db/postgres.ts";
+import type { ApiStores } from "../stores.ts";
 import type { QueueName } from "../../shared/jobs/catalog.ts";
 import type { Queues } from "../../shared/jobs/queues.ts";
 import type { Logger } from "../../shared/logger.ts";
 
 export interface RelayOptions {
-  db: Db;
+  store: ApiStores["relayOutbox"];
   queues: Queues;
   clock: Clock;
   logger: Logger;
@@ -41,8 +42,7 @@ export interface RelayOptions {
  * so requests that keep writing never pay for rebuilding jobs that cannot be sent.
  */
 export function createRelay(options: RelayOptions) {
-  const { db, queues, clock, logger } = options;
-  const store = createOutboxStore(db);
+  const { store, queues, clock, logger } = options;
   const batchSize = options.batchSize ?? 500;
   const reconcileAfterMicros = (options.reconcileAfterMs ?? 30_000) * 1000;
   const minBackoffMs = options.minBackoffMs ?? 100;
@@ -64,23 +64,11 @@ export function createRelay(options: RelayOptions) {
     }
   }
 
-  /** Hands one batch over; returns how many rows it marked relayed. */
-  async function drainOnce(): Promise<number> {
-    const rows = store.pending(batchSize);
-    if (rows.length === 0) return 0;
-    await push(rows);
-    try {
-      store.markRelayed(
-        rows.map((r) => r.id),
-        clock.nowMicros(),
-      );
-    } catch (error) {
-      // Another process holds the write lock: the rows stay pending and go again (same job ids).
-      if (isDatabaseBusy(error)) return 0;
-      throw error;
-    }
-    return rows.length;
-  }
+  /**
+   * Hands one batch over; returns how many rows it marked relayed. On SQLite a busy database
+   * (another process's write lock) leaves them pending, to go again under the same job ids.
+   */
+  const drainOnce = (): Promise<number> => Promise.resolve(store.relayPending(batchSize, () => clock.nowMicros(), push));
 
   function enterBackoff(error: unknown): void {
     const pauseMs = backoff ? Math.min(backoff.pauseMs * 2, maxBackoffMs) : minBackoffMs;
@@ -112,7 +100,13 @@ export function createRelay(options: RelayOptions) {
     } while (again && !stopped);
   }
 
-  function kick(): Promise<void> {
+  /**
+   * Runs outside any open transaction: it is called from a change's transaction (the outbox
+   * writer), and its reads must not run on it (see `outsideTransaction`).
+   */
+  const kick = (): Promise<void> => outsideTransaction(kickNow);
+
+  function kickNow(): Promise<void> {
     if (running) {
       again = true;
       return running;
@@ -126,22 +120,31 @@ export function createRelay(options: RelayOptions) {
   /** One step of the walk over unfinished rows; see the comment on `createRelay`. */
   async function reconcile(): Promise<{ handedOver: number; completed: number }> {
     if (backoff || stopped) return { handedOver: 0, completed: 0 };
-    const rows = store.unfinished(reconcileCursor, clock.nowMicros() - reconcileAfterMicros, batchSize);
-    reconcileCursor = rows.length === batchSize ? rows.at(-1)!.id : 0;
-    if (rows.length === 0) return { handedOver: 0, completed: 0 };
+    let handedOver = 0;
+    let completed = 0;
     try {
-      const states = await Promise.all(rows.map((r) => queues[r.queue].getJobState(outboxJobId(r.id))));
-      const lost = rows.filter((_, i) => states[i] === "unknown");
-      const finished = rows.filter((_, i) => states[i] === "completed" || states[i] === "failed");
-      if (lost.length > 0) {
-        await push(lost);
-        logger.warn("outbox rows handed to Redis again: their jobs were gone", { count: lost.length, first_id: lost[0]!.id });
-      }
-      if (finished.length > 0) store.markCompleted(finished.map((r) => r.id), clock.nowMicros());
-      return { handedOver: lost.length, completed: finished.length };
+      const rows = await store.reconcileUnfinished(
+        reconcileCursor,
+        clock.nowMicros() - reconcileAfterMicros,
+        batchSize,
+        async (rows) => {
+          const states = await Promise.all(rows.map((r) => queues[r.queue].getJobState(outboxJobId(r.id))));
+          const lost = rows.filter((_, i) => states[i] === "unknown");
+          const finished = rows.filter((_, i) => states[i] === "completed" || states[i] === "failed");
+          if (lost.length > 0) {
+            await push(lost);
+            logger.warn("outbox rows handed to Redis again: their jobs were gone", { count: lost.length, first_id: lost[0]!.id });
+          }
+          handedOver = lost.length;
+          completed = finished.length;
+          return { completed: finished.map((r) => r.id) };
+        },
+        () => clock.nowMicros(),
+      );
+      reconcileCursor = rows.length === batchSize ? rows.at(-1)!.id : 0;
+      return { handedOver, completed };
     } catch (error) {
-      if (isDatabaseBusy(error)) return { handedOver: 0, completed: 0 };
-      enterBackoff(error);
+      if (!isDatabaseBusy(error)) enterBackoff(error);
       return { handedOver: 0, completed: 0 };
     }
   }
@@ -150,9 +153,9 @@ export function createRelay(options: RelayOptions) {
     kick,
     reconcile,
     /** Rows committed but not yet in BullMQ: a metric, and what a drain waits for. */
-    backlog: (): number => store.backlog(),
+    backlog: async (): Promise<number> => store.backlog(),
     /** Rows handed to BullMQ whose outcome is not recorded yet. */
-    unfinished: (): number => store.unfinishedCount(),
+    unfinished: async (): Promise<number> => store.unfinishedCount(),
     /** Whether the relay is backing off because Redis does not answer. */
     waitingForRedis: (): boolean => backoff !== null,
     start(): void {

@@ -43,13 +43,38 @@ export function createOutboxStore(db: Db) {
       for (const id of ids) statement.run({ id, now });
     }).immediate();
 
+  const markEachRelayed = each(markRelayed);
+  const markEachCompleted = each(markCompleted);
+
+  // One API process per SQLite file relays (several would share the file's single writer
+  // anyway); a row handed over twice after a crash is one job in Redis (its id).
   return {
-    /** Rows not yet handed to Redis, oldest first. */
-    pending: (limit: number) => pending.all({ limit }),
-    markRelayed: each(markRelayed),
-    /** Rows handed to Redis before `relayedBefore` whose effect is not recorded, after `afterId`. */
-    unfinished: (afterId: number, relayedBefore: number, limit: number) => unfinished.all({ afterId, relayedBefore, limit }),
-    markCompleted: each(markCompleted),
+    /** Hands up to `limit` pending rows, oldest first, to `handOver`, then marks them relayed; returns how many. */
+    async relayPending(limit: number, now: () => number, handOver: (rows: OutboxRow[]) => Promise<void>): Promise<number> {
+      const rows = pending.all({ limit });
+      if (rows.length === 0) return 0;
+      await handOver(rows);
+      markEachRelayed(
+        rows.map((r) => r.id),
+        now(),
+      );
+      return rows.length;
+    },
+    /** Rows handed to Redis before `relayedBefore` whose effect is not recorded, after `afterId`: `check` says which are done. */
+    async reconcileUnfinished(
+      afterId: number,
+      relayedBefore: number,
+      limit: number,
+      check: (rows: OutboxRow[]) => Promise<{ completed: number[] }>,
+      now: () => number,
+    ): Promise<OutboxRow[]> {
+      const rows = unfinished.all({ afterId, relayedBefore, limit });
+      if (rows.length === 0) return rows;
+      const { completed } = await check(rows);
+      markEachCompleted(completed, now());
+      return rows;
+    },
+    markCompleted: markEachCompleted,
     /** Rows committed but not yet in Redis: a metric, and what a drain waits for. */
     backlog: () => backlog.get()!.n,
     /** Rows in Redis (or lost from it) whose effect is not recorded yet. */

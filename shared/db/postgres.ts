@@ -104,12 +104,30 @@ export async function closePostgres(db: PgDb): Promise<void> {
  * their SQLite twins (`byId(orgId, id)`): inside `pgTransaction` they run on its connection,
  * outside it on the pool.
  */
-const openTransaction = new AsyncLocalStorage<{ db: PgDb; tx: PgTx }>();
+const openTransaction = new AsyncLocalStorage<{ db: PgDb; tx: PgTx; afterCommit: (() => void)[] }>();
+
+/**
+ * Runs `fn` once the open transaction has committed (not at all if it rolls back), outside its
+ * context; outside a transaction, on the next turn. The outbox writer kicks the relay this
+ * way, so the relay reads the rows as soon as they are visible to other connections.
+ */
+export function afterCommit(fn: () => void): void {
+  const open = openTransaction.getStore();
+  if (open) open.afterCommit.push(fn);
+  else setImmediate(fn);
+}
 
 export function on(db: PgDb): PgExecutor {
   const open = openTransaction.getStore();
   return open && open.db === db ? open.tx : db;
 }
+
+/**
+ * Runs `fn` outside any open transaction: for work a transaction *starts* but that must run
+ * beside it (kicking the outbox relay), which would otherwise inherit its context and run its
+ * statements on the transaction, reading rows that may yet roll back.
+ */
+export const outsideTransaction = <T>(fn: () => T): T => openTransaction.exit(fn);
 
 /** A transaction handle: what a PostgreSQL store's statements run on inside `pgTransaction`. */
 export type PgTx = Parameters<Parameters<PgDb["transaction"]>[0]>[0];
@@ -135,14 +153,20 @@ export const databaseUnavailable = (detail: string) =>
  * the deadline passing becomes `service_unavailable`.
  */
 export async function pgTransaction<T>(db: PgDb, fn: (tx: PgTx) => Promise<T>, options: PgTransactionOptions = {}): Promise<T> {
+  // Inside a transaction of this database: a savepoint of it, under the outer one's retries and deadline.
+  const open = openTransaction.getStore();
+  if (open && open.db === db) return open.tx.transaction((tx) => openTransaction.run({ ...open, tx }, () => fn(tx)));
   const attempts = options.attempts ?? 5;
   const deadline = performance.now() + (options.deadlineMs ?? 4500);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withinDeadline(
-        db.transaction((tx) => openTransaction.run({ db, tx }, () => fn(tx)), options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined),
+      const afterCommit: (() => void)[] = [];
+      const result = await withinDeadline(
+        db.transaction((tx) => openTransaction.run({ db, tx, afterCommit }, () => fn(tx)), options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined),
         deadline - performance.now(),
       );
+      for (const hook of afterCommit) openTransaction.exit(hook);
+      return result;
     } catch (error) {
       if (isRetryableConflict(error) && attempt < attempts && performance.now() < deadline) {
         await Bun.sleep(Math.min(5 * attempt + Math.random() * 10 * attempt, Math.max(0, deadline - performance.now())));

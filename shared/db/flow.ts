@@ -1,0 +1,103 @@
+/**
+ * Code that talks to the stores is written once for both engines, as a generator: every store
+ * call is `yield* use(store.method(...))`. The SQLite adapter answers plain values and the
+ * PostgreSQL adapter answers promises; `run` drives a flow synchronously for as long as every
+ * answer is a plain value, and turns asynchronous only at the first promise.
+ *
+ * Why not `async`/`await`: on SQLite one connection serves every request of a process, and a
+ * transaction is only safe while nothing else runs on that connection. `await` always yields,
+ * even on a plain value, so an `async` transaction would let other requests' statements run
+ * inside it (and bun:sqlite would nest their transactions as savepoints of it). A flow over
+ * SQLite never yields: its transaction is the same synchronous BEGIN … COMMIT as before, at the
+ * same cost, and PostgreSQL gets real asynchronous transactions from the same code.
+ */
+export type Flow<T> = Generator<unknown, T, unknown>;
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A store call's answer, plain or promised, as a step of a flow. */
+export function* use<T>(answer: MaybePromise<T>): Flow<T> {
+  return (yield answer) as T;
+}
+
+/** Whether `value` is a flow (a generator object) rather than a plain answer. */
+export function isFlow(value: unknown): value is Flow<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as Flow<unknown>).next === "function" && typeof (value as Flow<unknown>).throw === "function";
+}
+
+/**
+ * Drives a flow to its end: synchronously while its steps answer plain values (SQLite), and as
+ * a promise from the first step that answers one (PostgreSQL). A rejected step is thrown into
+ * the flow at that point, so its `try`/`catch` work as in straight-line code.
+ */
+export function run<T>(flow: Flow<T>): MaybePromise<T> {
+  let step = flow.next();
+  while (!step.done) {
+    const answer = step.value;
+    if (answer instanceof Promise) return continueAsync(flow, answer.then(undefined, (cause: unknown) => {
+      throw new StepFailed(cause);
+    }));
+    step = flow.next(answer);
+  }
+  return step.value;
+}
+
+async function continueAsync<T>(flow: Flow<T>, pending: Promise<unknown>): Promise<T> {
+  for (;;) {
+    let step: IteratorResult<unknown, T>;
+    try {
+      const answer = await pending;
+      step = flow.next(answer);
+    } catch (error) {
+      // Only a rejected step is thrown into the flow; an error the flow raised itself ended it.
+      if (!(error instanceof StepFailed)) throw error;
+      step = flow.throw(error.cause);
+    }
+    while (!step.done && !(step.value instanceof Promise)) step = flow.next(step.value);
+    if (step.done) return step.value;
+    pending = (step.value as Promise<unknown>).then(undefined, (cause: unknown) => {
+      throw new StepFailed(cause);
+    });
+  }
+}
+
+/** Marks a rejection as the step's, so `continueAsync` can tell it from the flow's own throw. */
+class StepFailed {
+  constructor(readonly cause: unknown) {}
+}
+
+/**
+ * Drives a flow that must finish without waiting: a SQLite transaction's body. A step that
+ * answers a promise there is a programming error (a PostgreSQL store handed to SQLite, or
+ * other asynchronous work inside a transaction); it throws, and the transaction rolls back.
+ */
+export function runSync<T>(flow: Flow<T>): T {
+  let step = flow.next();
+  while (!step.done) {
+    if (step.value instanceof Promise) {
+      step.value.catch(() => {});
+      const error = new TypeError("A SQLite transaction's flow waited on a promise; its steps must answer synchronously.");
+      flow.return(undefined as never);
+      throw error;
+    }
+    step = flow.next(step.value);
+  }
+  return step.value;
+}
+
+/** Either a flow or a plain/promised value (route handlers may answer any), settled like `run`. */
+export function settle(value: unknown): unknown {
+  return isFlow(value) ? run(value) : value;
+}
+
+/**
+ * A store's shape as services see it: each method may answer plainly (SQLite) or with a
+ * promise (PostgreSQL). Written from the SQLite adapter's type, so a PostgreSQL adapter that
+ * drifts (a renamed method, a different row) fails the type check where it is assigned.
+ */
+export type StoreOf<S> = {
+  [K in keyof S]: S[K] extends (...args: infer A) => infer R ? (...args: A) => MaybePromise<Answer<Awaited<R>>> : S[K];
+};
+
+/** A write's driver receipt (bun:sqlite's `Changes`) is not part of the interface: callers may not rely on its answer. */
+type Answer<R> = R extends { changes: number; lastInsertRowid: number | bigint } ? unknown : R;
