@@ -1,7 +1,6 @@
 import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
-import { closeDatabase } from "../shared/db/client.ts";
 import { describeDatabase, openDatabaseOrExit } from "../shared/db/open.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -10,7 +9,8 @@ import { createApp } from "./app.ts";
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, { service: "api" });
 // SQLite's own busy wait would freeze the event loop: the API waits for locks with timers.
-const db = openDatabaseOrExit(config.database, { busyTimeoutMs: 0 });
+// On PostgreSQL a statement may run 3 s at most, so a request answers 503 within 5 s.
+const database = await openDatabaseOrExit(config.database, { busyTimeoutMs: 0, statementTimeoutMs: 3000 });
 // The API's Redis connection fails fast and never waits long: a request must not hang on a
 // Redis that is down (no offline queue) or hung (a command timeout).
 const redis = new Redis(config.redisUrl, {
@@ -22,7 +22,7 @@ reportOutages(redis, logger, "api");
 redis.once("ready", () => void checkEvictionPolicy(redis, logger));
 
 const { app, close } = await createApp({
-  db,
+  database,
   redis,
   clock: systemClock,
   logger,
@@ -63,7 +63,7 @@ async function shutdown(signal: string) {
   const deadline = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 10_000).unref());
   if ((await Promise.race([drained, deadline])) === "timeout") logger.warn("api drain timed out after 10 s");
   redis.disconnect();
-  closeDatabase(db);
+  await database.close();
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

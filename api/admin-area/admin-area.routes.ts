@@ -2,18 +2,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Elysia } from "elysia";
 import type { Clock } from "../../shared/clock.ts";
-import type { Db } from "../../shared/db/client.ts";
+import type { Database } from "../../shared/db/database.ts";
+import type { ApiStores } from "../stores.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { randomToken } from "../../shared/invites.ts";
 import { createAdminAreaService, type AdminAreaService } from "./admin-area.service.ts";
-import { createAdminAreaStore, type AdminAreaStore } from "./admin-area.store.ts";
+import type { AdminAreaStore } from "./admin-area.store.ts";
 import { clientAddress, createGuards, htmlResponse, redirect, wrap, type Ctx } from "./http.ts";
 import { deadLinkPage, invitePage, loginPage } from "./pages/auth.ts";
 import { cookieSettings, createSessions } from "./session.ts";
 import { workspaceRoutes } from "./workspace.routes.ts";
 
 export interface AdminAreaOptions {
-  db: Db;
+  database: Database;
+  store: ApiStores["adminArea"];
   clock: Clock;
   logger: Logger;
   /** Origin of the Origin check, base of invite links; https makes the cookie Secure and `__Host-`. */
@@ -54,9 +56,10 @@ export interface AdminAreaContext {
  * behind ADMIN_TOKEN and know nothing of these sessions.
  */
 export function adminArea(options: AdminAreaOptions) {
-  const { db, clock, logger, publicUrl } = options;
-  const store = createAdminAreaStore(db);
-  const service = createAdminAreaService({ db, clock, store, publicUrl, secretKey: options.secretKey });
+  const { database, clock, logger, publicUrl } = options;
+  // TODO(#10): the admin area awaits its store; until then it serves SQLite only.
+  const store = options.store as AdminAreaStore;
+  const service = createAdminAreaService({ db: (database as Extract<Database, { engine: "sqlite" }>).db, clock, store, publicUrl, secretKey: options.secretKey });
   const sessions = createSessions(store, clock);
   const cookie = cookieSettings(publicUrl);
   const guards = createGuards({ sessions, cookie, publicUrl, logger });

@@ -9,8 +9,12 @@ import { createApp, type AppInfrastructure } from "../../api/app.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from "../../api/limits/request-limits.ts";
 import { ManualClock, systemClock, type Clock } from "../../shared/clock.ts";
 import { openDatabase, type Db } from "../../shared/db/client.ts";
+import { postgresDatabase, sqliteDatabase, type Database } from "../../shared/db/database.ts";
+import { run } from "../../shared/db/flow.ts";
+import { openPostgres } from "../../shared/db/postgres.ts";
 import { createLogger, type Logger } from "../../shared/logger.ts";
 import { createApiKey, createWorkspace, revokeApiKey } from "../../shared/workspaces.ts";
+import { freshPostgresDatabase, testPostgresUrl } from "./postgres.ts";
 
 export { ManualClock };
 
@@ -25,6 +29,63 @@ export function freshDatabase(): { db: Db; path: string; cleanup(): void } {
     cleanup() {
       db.$client.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Engine = "sqlite" | "postgres";
+
+/**
+ * The engine suites run on: SQLite unless `TEST_ENGINE=postgres` (npm test runs the
+ * engine-neutral suites a second time that way when PostgreSQL answers; see scripts/test.ts).
+ */
+export const testEngine = (): Engine => (process.env.TEST_ENGINE === "postgres" ? "postgres" : "sqlite");
+
+export interface TestDatabase {
+  database: Database;
+  /** The SQLite file's path (SQLite only): for a second process on the same file. */
+  path?: string;
+  /** The PostgreSQL database's URL (PostgreSQL only): for a second process on the same database. */
+  url?: string;
+  /** Runs one statement and answers its rows, on either engine (`?` placeholders on both). */
+  query<Row = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<Row[]>;
+  /** `SELECT count(*)` of a table, with an optional WHERE clause, as a number. */
+  count(table: string, where?: string, ...params: unknown[]): Promise<number>;
+  cleanup(): Promise<void>;
+}
+
+/** A fresh database of the engine with the real migrations: a SQLite file, or a PostgreSQL database of its own. */
+export async function freshTestDatabase(engine: Engine = testEngine()): Promise<TestDatabase> {
+  if (engine === "sqlite") {
+    const fresh = freshDatabase();
+    const database = sqliteDatabase(fresh.db);
+    const query = async <Row>(sql: string, ...params: unknown[]) => fresh.db.$client.query(sql).all(...(params as never[])) as Row[];
+    return {
+      database,
+      path: fresh.path,
+      query,
+      count: async (table, where, ...params) => ((await query<{ n: number }>(`SELECT count(*) AS n FROM ${table}${where ? ` WHERE ${where}` : ""}`, ...params))[0]!.n),
+      cleanup: async () => fresh.cleanup(),
+    };
+  }
+  const server = testPostgresUrl();
+  if (!server) throw new Error("TEST_ENGINE=postgres but no PostgreSQL answers: set TEST_POSTGRES_URL.");
+  const fresh = await freshPostgresDatabase(server);
+  const pg = await openPostgres(fresh.url, { poolSize: 5 });
+  const database = postgresDatabase(pg);
+  // `?` → `$n`, so one statement text serves both engines.
+  const query = async <Row>(sql: string, ...params: unknown[]) => {
+    let n = 0;
+    return (await pg.$client.unsafe(sql.replace(/\?/g, () => `$${++n}`), params as never[])) as Row[];
+  };
+  return {
+    database,
+    url: fresh.url,
+    query,
+    count: async (table, where, ...params) => Number((await query<{ n: unknown }>(`SELECT count(*) AS n FROM ${table}${where ? ` WHERE ${where}` : ""}`, ...params))[0]!.n),
+    async cleanup() {
+      await database.close();
+      await fresh.drop();
     },
   };
 }
@@ -77,13 +138,13 @@ export async function createTestApp(
     app?: Partial<AppInfrastructure>;
   } = {},
 ) {
-  const database = freshDatabase();
-  const { db } = database;
+  const fresh = await freshTestDatabase();
+  const { database } = fresh;
   const clock = options.clock ?? systemClock;
   const redis = options.redis ?? new Redis(testRedisUrl(), { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const logger = options.logger ?? createLogger("silent");
   const built = await createApp({
-    db,
+    database,
     redis,
     clock,
     logger,
@@ -97,15 +158,15 @@ export async function createTestApp(
   });
   if (!options.redis) await waitUntilReady(redis);
 
-  createWorkspace(db, systemClock, { slug: "acme", name: "Acme" });
-  createWorkspace(db, systemClock, { slug: "globex", name: "Globex" });
+  await run(createWorkspace(database, systemClock, { slug: "acme", name: "Acme" }));
+  await run(createWorkspace(database, systemClock, { slug: "globex", name: "Globex" }));
   const key = (workspaceSlug: string, name: string, mode: "live" | "test" = "live") =>
-    createApiKey(db, systemClock, { workspaceSlug, name, mode, tier: "paid" });
-  const live = key("acme", "crm-sync");
-  const test = key("acme", "ci-suite", "test");
-  const revoked = key("acme", "old-key");
-  revokeApiKey(db, systemClock, revoked.row.id);
-  const other = key("globex", "globex-sync");
+    run(createApiKey(database, systemClock, { workspaceSlug, name, mode, tier: "paid" }));
+  const live = await key("acme", "crm-sync");
+  const test = await key("acme", "ci-suite", "test");
+  const revoked = await key("acme", "old-key");
+  await run(revokeApiKey(database, systemClock, revoked.row.id));
+  const other = await key("globex", "globex-sync");
 
   async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
@@ -129,8 +190,12 @@ export async function createTestApp(
 
   return {
     ...built,
-    db,
-    dbPath: database.path,
+    database,
+    /** The SQLite handle (undefined on PostgreSQL): for suites about SQLite itself. */
+    db: (database.engine === "sqlite" ? database.db : undefined) as Db,
+    dbPath: fresh.path,
+    query: fresh.query,
+    count: fresh.count,
     redis,
     clock,
     keys: { live: live.key, test: test.key, revoked: revoked.key, other: other.key },
@@ -141,7 +206,7 @@ export async function createTestApp(
     async close() {
       await built.close();
       if (!options.redis) redis.disconnect();
-      database.cleanup();
+      await fresh.cleanup();
     },
   };
 }
