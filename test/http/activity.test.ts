@@ -11,19 +11,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const entry = (requestId: string) => t.db.$client.query("SELECT method, status FROM activity_entries WHERE request_id = ?").get(requestId);
-const batched = (requestId: string) =>
-  (t.db.$client.query("SELECT payload FROM outbox WHERE name = 'activity.batch'").all() as { payload: string }[]).some((row) =>
-    row.payload.includes(`"${requestId}"`),
-  );
+const entry = async (requestId: string) => (await t.query("SELECT method, status FROM activity_entries WHERE request_id = ?", requestId))[0] ?? null;
+const batched = async (requestId: string) =>
+  (await t.query<{ payload: string }>("SELECT payload FROM outbox WHERE name = 'activity.batch'")).some((row) => row.payload.includes(`"${requestId}"`));
 
 describe("activity entries", () => {
   test("a change's entry is committed with it; a read's, a refusal's and a no-op PATCH's are batched", async () => {
     const created = await t.call("POST", "/api/v1/customers", { body: { name: "Entries" } });
-    expect(entry(created.headers.get("request-id")!)).toEqual({ method: "POST", status: 201 });
+    expect(await entry(created.headers.get("request-id")!)).toEqual({ method: "POST", status: 201 });
 
     const changed = await t.call("PATCH", `/api/v1/customers/${created.body.id}`, { body: { name: "Entries renamed" } });
-    expect(entry(changed.headers.get("request-id")!)).toEqual({ method: "PATCH", status: 200 });
+    expect(await entry(changed.headers.get("request-id")!)).toEqual({ method: "PATCH", status: 200 });
 
     const calls = [
       await t.call("PATCH", `/api/v1/customers/${created.body.id}`, { body: { name: "Entries renamed" } }), // changes nothing
@@ -31,10 +29,10 @@ describe("activity entries", () => {
       await t.call("POST", "/api/v1/customers", { body: { name: "" } }), // refused
     ];
     expect(calls.map((c) => c.status)).toEqual([200, 200, 400]);
-    t.activity.flush();
+    await t.activity.drain();
     for (const call of calls) {
       const id = call.headers.get("request-id")!;
-      expect({ id, inTable: entry(id), batched: batched(id) }).toEqual({ id, inTable: null, batched: true });
+      expect({ id, inTable: await entry(id), batched: await batched(id) }).toEqual({ id, inTable: null, batched: true });
     }
   });
 });

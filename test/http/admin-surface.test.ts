@@ -4,24 +4,24 @@ import { createApp } from "../../api/app.ts";
 import { DEFAULT_RATE_LIMITS } from "../../api/limits/request-limits.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { silentLogger } from "../../shared/logger.ts";
-import { createTestApp, freshDatabase, testRedisUrl, uniquePrefix, type TestApp } from "../support/test-app.ts";
+import { createTestApp, freshTestDatabase, testRedisUrl, uniquePrefix, type TestApp } from "../support/test-app.ts";
 
 const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
 let t: TestApp;
 let app: Awaited<ReturnType<typeof createApp>>;
 let redis: Redis;
-const database = freshDatabase();
+const database = await freshTestDatabase();
 
 beforeAll(async () => {
   t = await createTestApp();
   redis = new Redis(testRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   await new Promise((resolve) => redis.once("ready", resolve));
-  app = await createApp({ db: database.db, redis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("admin"), adminToken: ADMIN_TOKEN });
+  app = await createApp({ database: database.database, redis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("admin"), adminToken: ADMIN_TOKEN });
 });
 afterAll(async () => {
   await app.close();
   redis.disconnect();
-  database.cleanup();
+  await database.cleanup();
   await t.close();
 });
 
@@ -44,7 +44,7 @@ describe("admin surface", () => {
 
   test("wrong admin tokens are limited per address; the right token is still accepted from it", async () => {
     const limited = await createApp({
-      db: database.db,
+      database: database.database,
       redis,
       clock: systemClock,
       logger: silentLogger,

@@ -106,7 +106,7 @@ describe("customers", () => {
     expectError(await t.call("GET", `/api/v1/onboardings/${onboarding.body.id}`), 404, "onboarding_not_found");
     expectError(await t.call("GET", `/api/v1/customers/${customer.body.id}/contacts/${contact.body.id}`), 404, "customer_not_found");
     // Kept internally, as the spec requires of a soft delete.
-    const rows = t.db.$client.query("SELECT deleted_at FROM onboardings WHERE id = ?").all(onboarding.body.id) as { deleted_at: number }[];
+    const rows = (await t.query<{ deleted_at: unknown }>("SELECT deleted_at FROM onboardings WHERE id = ?", onboarding.body.id)).map((r) => ({ deleted_at: Number(r.deleted_at) }));
     expect(rows[0]!.deleted_at).toBeGreaterThan(0);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { canonicalJson } from "../../api/idempotency/fingerprint.ts";
 import { requestFingerprint } from "../../api/idempotency/fingerprint.ts";
+import { run, use } from "../../shared/db/flow.ts";
 import { createTestApp, expectError, ManualClock, type TestApp } from "../support/test-app.ts";
 
 const clock = new ManualClock();
@@ -12,17 +13,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const count = (table: string) => (t.db.$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (table: string) => t.count(table);
 const post = (path: string, body: unknown, key: string, apiKey = t.keys.live) =>
   t.call("POST", path, { body, key: apiKey, headers: { "idempotency-key": key } });
 
 describe("idempotency", () => {
   test("20 concurrent POSTs with one key and body create exactly one record", async () => {
-    const before = count("onboardings");
+    const before = await count("onboardings");
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => post("/api/v1/onboardings", { customer_id: customerId, notes: "once" }, "concurrent-1")),
     );
-    expect(count("onboardings")).toBe(before + 1);
+    expect(await count("onboardings")).toBe(before + 1);
     const created = responses.filter((r) => r.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
@@ -80,18 +81,20 @@ describe("idempotency", () => {
   test("a claim whose request is unfinished answers 409 in_use with Retry-After: 1, and replays once finished", async () => {
     const body = { name: "Slow" };
     const fingerprint = requestFingerprint("POST", "/api/v1/customers", body);
-    expect(t.idempotency.begin(t.keyIds.live, "slow-1", fingerprint).kind).toBe("claimed");
+    expect((await run(t.idempotency.begin(t.keyIds.live, "slow-1", fingerprint))).kind).toBe("claimed");
     const busy = await post("/api/v1/customers", body, "slow-1");
     expectError(busy, 409, "idempotency_key_in_use");
     expect(busy.headers.get("retry-after")).toBe("1");
-    const stored = t.idempotency.execute(t.keyIds.live, "slow-1", 201, () => ({ object: "customer", finished: true }));
+    const stored = await run(t.idempotency.execute(t.keyIds.live, "slow-1", 201, function* () {
+      return { object: "customer", finished: true };
+    }));
     const replay = await post("/api/v1/customers", body, "slow-1");
     expect(replay.text).toBe(stored);
   });
 
   test("a claim older than 60 s (a crashed request) is taken over", async () => {
     const body = { name: "Crashed" };
-    t.idempotency.begin(t.keyIds.live, "crash-1", requestFingerprint("POST", "/api/v1/customers", body));
+    await run(t.idempotency.begin(t.keyIds.live, "crash-1", requestFingerprint("POST", "/api/v1/customers", body)));
     clock.advanceSeconds(59);
     expectError(await post("/api/v1/customers", body, "crash-1"), 409, "idempotency_key_in_use");
     clock.advanceSeconds(2);
@@ -101,17 +104,21 @@ describe("idempotency", () => {
   });
 
   test("a failure inside the handler stores nothing and leaves no record", async () => {
-    const before = count("customers");
-    const claims = count("idempotency_keys");
-    expect(() =>
-      t.idempotency.execute(t.keyIds.live, "boom-1", 201, () => {
-        t.db.$client.run("INSERT INTO outbox (org_id, queue, name, payload, created_at) VALUES ('o','records','x','{}',1)");
-        throw new Error("boom");
-      }),
-    ).toThrow("boom");
-    expect(count("customers")).toBe(before);
-    expect(count("idempotency_keys")).toBe(claims);
-    expect((t.db.$client.query("SELECT count(*) AS n FROM outbox WHERE name = 'x'").get() as { n: number }).n).toBe(0);
+    const before = await count("customers");
+    const claims = await count("idempotency_keys");
+    const outbox = t.services.outbox;
+    await expect(
+      (async () =>
+        run(
+          t.idempotency.execute(t.keyIds.live, "boom-1", 201, function* () {
+            yield* use(outbox.add("org_boom", "records", "activity.batch", { entries: [] }, 1));
+            throw new Error("boom");
+          }),
+        ))(),
+    ).rejects.toThrow("boom");
+    expect(await count("customers")).toBe(before);
+    expect(await count("idempotency_keys")).toBe(claims);
+    expect(await t.count("outbox", "org_id = ?", "org_boom")).toBe(0);
   });
 
   test("stored responses expire after 24 h and are purged", async () => {
@@ -121,8 +128,8 @@ describe("idempotency", () => {
     clock.advanceSeconds(3600 + 1);
     expect((await post("/api/v1/customers", { name: "New" }, "expire-1")).status).toBe(201); // expired: a new key again
     clock.advanceSeconds(24 * 3600 + 1);
-    expect(t.idempotency.purgeExpired()).toBeGreaterThan(0);
-    expect(count("idempotency_keys")).toBe(0);
+    expect(await t.idempotency.purgeExpired()).toBeGreaterThan(0);
+    expect(await count("idempotency_keys")).toBe(0);
   });
 
   test("the header must be 1 to 255 characters", async () => {

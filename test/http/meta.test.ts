@@ -5,7 +5,7 @@ import { Me } from "../../api/meta/meta.schema.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { freePort } from "../../scripts/private-redis.ts";
-import { createTestApp, expectSchema, freshDatabase, uniquePrefix, type TestApp } from "../support/test-app.ts";
+import { createTestApp, expectSchema, freshTestDatabase, uniquePrefix, type TestApp } from "../support/test-app.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -43,14 +43,14 @@ describe("meta", () => {
   });
 
   test("readiness is 503 naming Redis when Redis does not answer", async () => {
-    const database = freshDatabase();
+    const database = await freshTestDatabase();
     const deadRedis = new Redis(`redis://127.0.0.1:${await freePort()}`, { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, lazyConnect: true });
     deadRedis.on("error", () => {});
-    const { app } = await createApp({ db: database.db, redis: deadRedis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("meta") });
+    const { app } = await createApp({ database: database.database, redis: deadRedis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("meta") });
     const response = await app.handle(new Request("http://localhost/api/v1/health/ready"));
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual({ status: "unavailable", checks: { database: "ok", redis: "error" }, rate_limiter: "per_process" });
     deadRedis.disconnect();
-    database.cleanup();
+    await database.cleanup();
   });
 });

@@ -12,9 +12,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 type OutboxRow = { queue: string; name: string; payload: string };
-const outbox = (): OutboxRow[] => t.db.$client.query("SELECT queue, name, payload FROM outbox ORDER BY id").all() as OutboxRow[];
-const outboxFor = (onboardingId: string) =>
-  outbox()
+const outbox = () => t.query<OutboxRow>("SELECT queue, name, payload FROM outbox ORDER BY id");
+const outboxFor = async (onboardingId: string) =>
+  (await outbox())
     .map((row) => ({ ...row, payload: JSON.parse(row.payload) }))
     .filter((row) => row.payload.onboarding_id === onboardingId);
 
@@ -73,7 +73,7 @@ describe("onboardings", () => {
     const created = await create(body);
     expect(created).toMatchObject(body);
     expect(created.completed_at).toBe(created.created_at);
-    expect(outboxFor(created.id)).toEqual([]); // creating records no phase change
+    expect(await outboxFor(created.id)).toEqual([]); // creating records no phase change
   });
 
   test("validation of the create body", async () => {
@@ -115,19 +115,19 @@ describe("onboardings", () => {
 
   test("a body that changes nothing answers 200, writes nothing and records no event", async () => {
     const created = await create({ phase: "review" });
-    const before = outbox().length;
+    const before = (await outbox()).length;
     const same = await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "review", state: "active" } });
     const empty = await t.call("PATCH", `/api/v1/onboardings/${created.id}`);
     expect(same.status).toBe(200);
     expect(empty.status).toBe(200);
     expect(same.body).toEqual(created);
-    expect(outbox().length).toBe(before);
+    expect((await outbox()).length).toBe(before);
   });
 
   test("a phase change writes a timeline event and a phase-transition record, actor = key name", async () => {
     const created = await create();
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "program_design" } });
-    const rows = outboxFor(created.id);
+    const rows = await outboxFor(created.id);
     expect(rows.map((r) => `${r.queue}/${r.name}`)).toEqual(["records/timeline.phase_changed", "records/phase_transition.record"]);
     for (const row of rows) {
       expect(row.payload).toMatchObject({ from: "before_getting_started", to: "program_design", actor: "crm-sync", customer_id: customer.id });
@@ -137,7 +137,7 @@ describe("onboardings", () => {
   test("entering launch with a live key queues the launch automations", async () => {
     const created = await create({ csm_id: "usr_csm" });
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "launch" } });
-    expect(outboxFor(created.id).map((r) => `${r.queue}/${r.name}`)).toEqual([
+    expect((await outboxFor(created.id)).map((r) => `${r.queue}/${r.name}`)).toEqual([
       "records/timeline.phase_changed",
       "records/phase_transition.record",
       "outbound/launch.slack_dm",
@@ -146,18 +146,18 @@ describe("onboardings", () => {
   });
 
   test("the recap e-mail draft is queued only where the workspace enabled it", async () => {
-    t.db.$client.run("UPDATE organizations SET launch_recap_enabled = 1 WHERE slug = 'acme'");
+    await t.query("UPDATE organizations SET launch_recap_enabled = ? WHERE slug = 'acme'", true);
     const created = await create();
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "launch" } });
-    t.db.$client.run("UPDATE organizations SET launch_recap_enabled = 0 WHERE slug = 'acme'");
-    expect(outboxFor(created.id).map((r) => r.name)).toContain("launch.recap_email");
+    await t.query("UPDATE organizations SET launch_recap_enabled = ? WHERE slug = 'acme'", false);
+    expect((await outboxFor(created.id)).map((r) => r.name)).toContain("launch.recap_email");
   });
 
   test("a test key changes data and records, but queues nothing outbound", async () => {
     const created = await create({}, t.keys.test);
     const patched = await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { key: t.keys.test, body: { phase: "launch" } });
     expect(patched.body.phase).toBe("launch");
-    const rows = outboxFor(created.id);
+    const rows = await outboxFor(created.id);
     expect(rows.map((r) => r.queue)).toEqual(["records", "records"]);
     expect(rows[0]!.payload.actor).toBe("ci-suite");
   });
@@ -177,7 +177,7 @@ describe("onboardings", () => {
     clock.advanceSeconds(40);
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "internal_qa" } });
 
-    const transitions = outboxFor(created.id).filter((r) => r.name === "phase_transition.record").map((r) => r.payload);
+    const transitions = (await outboxFor(created.id)).filter((r) => r.name === "phase_transition.record").map((r) => r.payload);
     expect(transitions.map((p) => p.sla_suspended_seconds)).toEqual([45, 40]);
     expect(transitions[1].phase_entered_at).toBe(transitions[0].at);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseDateTimeMicros } from "../../shared/clock.ts";
 import { CustomerList } from "../../api/customers/customers.schema.ts";
-import { createTestApp, expectError, expectSchema, type TestApp } from "../support/test-app.ts";
+import { createTestApp, expectError, expectSchema, testEngine, type TestApp } from "../support/test-app.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -110,7 +110,9 @@ describe("pagination", () => {
     expect(walked).toEqual(made.map((o) => o.id).reverse());
   });
 
-  test("every list query is served by an index, never a table scan or a sort", () => {
+  // SQLite's planner answers from the schema alone; PostgreSQL's depends on table statistics
+  // (a near-empty table is scanned), so its indexes are checked by the schema parity test.
+  test.skipIf(testEngine() !== "sqlite")("every list query is served by an index, never a table scan or a sort", () => {
     const plans = [
       "SELECT * FROM customers WHERE org_id = 'o' AND deleted_at IS NULL AND created_at < 1 ORDER BY created_at DESC LIMIT 3",
       "SELECT * FROM customers WHERE org_id = 'o' AND deleted_at IS NULL AND status = 'active' AND created_at < 1 ORDER BY created_at DESC LIMIT 3",

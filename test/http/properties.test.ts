@@ -37,8 +37,8 @@ const TABLES: Record<string, string> = {
 };
 const snapshot = () =>
   Object.entries(TABLES)
-    .map(([table, columns]) => JSON.stringify(t.db.$client.query(`SELECT ${columns} FROM ${table} ORDER BY rowid`).all()))
-    .join("\n");
+    .map(async ([table, columns]) => JSON.stringify(await t.query(`SELECT ${columns} FROM ${table} ORDER BY 1, 2`)))
+    .reduce(async (all, one) => `${await all}\n${await one}`, Promise.resolve(""));
 
 const jsonish = fc.jsonValue({ maxDepth: 3 });
 const refArb = (name: string) =>
@@ -113,14 +113,14 @@ describe("property: any request to any route", () => {
           const safe = headers.idempotencyKey.replace(/[^\x20-\x7e]/g, "");
           if (safe) sent["idempotency-key"] = safe;
         }
-        const before = snapshot();
+        const before = await snapshot();
         const response = await t.call(route.method, `${path}${query}`, {
           key: null,
           headers: sent,
           body: route.method === "GET" || route.method === "DELETE" ? undefined : body,
         });
         checkResponse(response, `${route.method} ${path}${query}`);
-        if (response.status >= 400) expect(snapshot()).toBe(before);
+        if (response.status >= 400) expect(await snapshot()).toBe(before);
       }),
       { numRuns: Number(process.env.FC_RUNS ?? 400), seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31) },
     );

@@ -4,6 +4,7 @@ import { createApp } from "../../api/app.ts";
 import { DEFAULT_RATE_LIMITS } from "../../api/limits/request-limits.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { createLogger } from "../../shared/logger.ts";
+import { run } from "../../shared/db/flow.ts";
 import { createApiKey } from "../../shared/workspaces.ts";
 import { freePort } from "../../scripts/private-redis.ts";
 import { createTestApp, expectError, uniquePrefix, type TestApp } from "../support/test-app.ts";
@@ -16,7 +17,7 @@ afterAll(async () => {
 async function appWithDefaultKey(options: Parameters<typeof createTestApp>[0] = {}) {
   const t = await createTestApp(options);
   opened.push(t);
-  const { key } = createApiKey(t.db, systemClock, { workspaceSlug: "acme", name: "default-tier", mode: "live", tier: "default" });
+  const { key } = await run(createApiKey(t.database, systemClock, { workspaceSlug: "acme", name: "default-tier", mode: "live", tier: "default" }));
   return { t, key };
 }
 
@@ -46,7 +47,7 @@ describe("rate limits", () => {
   test("100 concurrent requests on a fresh paid key are all served, and the key is not locked afterwards", async () => {
     const t = await createTestApp();
     opened.push(t);
-    const { key } = createApiKey(t.db, systemClock, { workspaceSlug: "acme", name: "burst", mode: "live", tier: "paid" });
+    const { key } = await run(createApiKey(t.database, systemClock, { workspaceSlug: "acme", name: "burst", mode: "live", tier: "paid" }));
     const burst = await Promise.all(Array.from({ length: 100 }, () => t.call("GET", "/api/v1/me", { key })));
     expect(burst.map((r) => r.status)).toEqual(Array(100).fill(200));
     const remaining = burst.map((r) => Number(r.headers.get("x-ratelimit-remaining")));
@@ -67,7 +68,7 @@ describe("rate limits", () => {
     // The second instance serves the same database file and Redis: a second API process.
     const redis = new Redis(process.env.TEST_REDIS_URL!, { enableOfflineQueue: false });
     await new Promise((resolve) => redis.once("ready", resolve));
-    const second = await createApp({ db: a.t.db, redis, clock: systemClock, logger: createLogger("silent"), publicUrl: "http://x", redisPrefix: prefix });
+    const second = await createApp({ database: a.t.database, redis, clock: systemClock, logger: createLogger("silent"), publicUrl: "http://x", redisPrefix: prefix });
     const viaSecond = (path: string) =>
       second.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${a.key}` } }));
 
@@ -125,14 +126,17 @@ describe("rate limits", () => {
 describe("key usage", () => {
   test("request count, last-used time and address are kept without a write per request", async () => {
     const { t, key } = await appWithDefaultKey();
-    const row = () => t.db.$client.query("SELECT request_count, last_used_at FROM api_keys WHERE name = 'default-tier'").get() as { request_count: number; last_used_at: number | null };
+    const row = async () => {
+      const [found] = await t.query<{ request_count: unknown; last_used_at: unknown }>("SELECT request_count, last_used_at FROM api_keys WHERE name = 'default-tier'");
+      return { request_count: Number(found!.request_count), last_used_at: Number(found!.last_used_at) };
+    };
     for (let i = 0; i < 3; i++) await t.call("GET", "/api/v1/me", { key });
-    expect(row().request_count).toBe(0); // buffered, not yet written
-    t.usage.flush();
-    expect(row().request_count).toBe(3);
-    expect(row().last_used_at).toBeGreaterThan(0);
+    expect((await row()).request_count).toBe(0); // buffered, not yet written
+    await t.usage.flush();
+    expect((await row()).request_count).toBe(3);
+    expect((await row()).last_used_at).toBeGreaterThan(0);
     await t.call("GET", "/api/v1/me", { key });
     await t.shutdownApp(); // shutdown writes what is buffered
-    expect(row().request_count).toBe(4);
+    expect((await row()).request_count).toBe(4);
   });
 });

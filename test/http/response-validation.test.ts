@@ -10,8 +10,9 @@ import { freePort } from "../../scripts/private-redis.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { ERROR_CODES, type ErrorCode } from "../../shared/errors.ts";
 import { silentLogger } from "../../shared/logger.ts";
+import { run } from "../../shared/db/flow.ts";
 import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
-import { createTestApp, freshDatabase, uniquePrefix, type TestApp } from "../support/test-app.ts";
+import { createTestApp, freshTestDatabase, uniquePrefix, type TestApp } from "../support/test-app.ts";
 
 /**
  * Drives every route through its success and error cases and checks each real response
@@ -231,7 +232,7 @@ describe("every response matches the OpenAPI document", () => {
       check(route, "replay", replay);
       check(route, "reused", await send(route.method, path, { body: JSON.stringify({ ...validBody(route), ...("name" in validBody(route)! ? { name: "Other" } : { notes: "other" }) }), headers: { "idempotency-key": key } }));
       const inUse = crypto.randomUUID();
-      t.idempotency.begin(t.keyIds.live, inUse, requestFingerprint(route.method, path, JSON.parse(body)));
+      await run(t.idempotency.begin(t.keyIds.live, inUse, requestFingerprint(route.method, path, JSON.parse(body))));
       check(route, "in use", await send(route.method, path, { body, headers: { "idempotency-key": inUse } }));
       check(route, "key too long", await send(route.method, path, { body, headers: { "idempotency-key": "k".repeat(256) } }));
       check(route, "blank key", await send(route.method, path, { body, headers: { "idempotency-key": " " } }));
@@ -244,7 +245,7 @@ describe("every response matches the OpenAPI document", () => {
   });
 
   test("rate limited: a default-tier key past 60 requests", async () => {
-    const { key } = createApiKey(t.db, systemClock, { workspaceSlug: "acme", name: "small", mode: "live", tier: "default" });
+    const { key } = await run(createApiKey(t.database, systemClock, { workspaceSlug: "acme", name: "small", mode: "live", tier: "default" }));
     const me = t.routes.find((r) => r.operationId === "getMe")!;
     let last: Sent | undefined;
     for (let i = 0; i < 61; i++) last = await send("GET", "/api/v1/me", { key });
@@ -253,18 +254,18 @@ describe("every response matches the OpenAPI document", () => {
   });
 
   test("readiness 503 with Redis away, and a 500 when the database breaks", async () => {
-    const database = freshDatabase();
+    const database = await freshTestDatabase();
     const deadRedis = new Redis(`redis://127.0.0.1:${await freePort()}`, { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, lazyConnect: true });
     deadRedis.on("error", () => {});
-    const broken = await createApp({ db: database.db, redis: deadRedis, clock: systemClock, logger: silentLogger, publicUrl: "http://127.0.0.1:3000", redisPrefix: uniquePrefix("rv") });
+    const broken = await createApp({ database: database.database, redis: deadRedis, clock: systemClock, logger: silentLogger, publicUrl: "http://127.0.0.1:3000", redisPrefix: uniquePrefix("rv") });
     try {
       const ready = t.routes.find((r) => r.operationId === "getReadiness")!;
       const response = await send("GET", "/api/v1/health/ready", { key: null, app: broken.app });
       expect(response.status).toBe(503);
       check(ready, "redis away", response);
-      createWorkspace(database.db, systemClock, { slug: "acme", name: "Acme" });
-      const { key } = createApiKey(database.db, systemClock, { workspaceSlug: "acme", name: "k", mode: "live", tier: "paid" });
-      database.db.$client.run("DROP TABLE customers");
+      await run(createWorkspace(database.database, systemClock, { slug: "acme", name: "Acme" }));
+      const { key } = await run(createApiKey(database.database, systemClock, { workspaceSlug: "acme", name: "k", mode: "live", tier: "paid" }));
+      await database.query(database.database.engine === "postgres" ? "DROP TABLE customers CASCADE" : "DROP TABLE customers");
       const list = t.routes.find((r) => r.operationId === "listCustomers")!;
       const failed = await send("GET", "/api/v1/customers", { app: broken.app, key });
       expect(failed.status).toBe(500);
@@ -274,7 +275,7 @@ describe("every response matches the OpenAPI document", () => {
       // throw later, in another suite); what it hands to the absent Redis may not finish.
       await Promise.race([broken.close().catch(() => {}), Bun.sleep(2000)]);
       deadRedis.disconnect();
-      database.cleanup();
+      await database.cleanup();
     }
   });
 
