@@ -5,7 +5,6 @@ import { sql, type SQL } from "drizzle-orm";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import * as schema from "./schema.ts";
-import { foreignTransactionOpen, insideTransaction, TransactionOpenElsewhere } from "./sqlite-transactions.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -73,10 +72,6 @@ function statementsOf(sqlite: Database): TransactionStatements {
  * bun:sqlite an `await` inside would let the transaction commit before the rest ran.
  */
 export function writeTransaction<T>(db: Db, fn: () => T): T {
-  // Inside an asynchronous transaction of this context: part of it. Beside another context's:
-  // refused as busy (bun:sqlite would otherwise nest it as a savepoint of that transaction).
-  if (insideTransaction(db)) return fn();
-  if (foreignTransactionOpen(db)) throw new TransactionOpenElsewhere();
   const sqlite = db.$client;
   const statements = statementsOf(sqlite);
   const nested = sqlite.inTransaction;

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
  * touches a driver, `$client`, a prepared statement or drizzle's query builder. The driver
  * layer itself (shared/db/client.ts, open.ts, postgres.ts) and the schemas are the exceptions.
  */
-const DRIVER_LAYER = new Set(["shared/db/client.ts", "shared/db/open.ts", "shared/db/postgres.ts", "shared/db/schema.ts", "shared/db/schema.pg.ts", "shared/db/raw-select.ts", "shared/db/sqlite-transactions.ts"]);
+const DRIVER_LAYER = new Set(["shared/db/client.ts", "shared/db/open.ts", "shared/db/postgres.ts", "shared/db/schema.ts", "shared/db/schema.pg.ts", "shared/db/raw-select.ts"]);
 
 const FORBIDDEN: [RegExp, string][] = [
   [/\$client\b/, "$client"],

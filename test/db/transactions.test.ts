@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeTransaction } from "../../shared/db/client.ts";
-import { createTestApp, type TestApp } from "../support/test-app.ts";
+import { run, use } from "../../shared/db/flow.ts";
+import { createTestApp, testEngine, type TestApp } from "../support/test-app.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -8,48 +8,78 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const count = (table: string) => (t.db.$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const sequences = () => t.query("SELECT kind, last_display_id FROM sequences ORDER BY kind");
+const orgId = async () => (await t.query<{ id: string }>("SELECT id FROM organizations WHERE slug = 'acme'"))[0]!.id;
 
 describe("write transactions", () => {
   test("a failure after writes rolls every write back, including the display-id sequence", async () => {
-    const { org_id: orgId } = t.db.$client.query("SELECT id AS org_id FROM organizations WHERE slug = 'acme'").get() as { org_id: string };
-    const onboardingsBefore = count("onboardings");
-    const outboxBefore = count("outbox");
-    const sequences = () => t.db.$client.query("SELECT kind, last_display_id FROM sequences ORDER BY kind").all();
-    const sequencesBefore = sequences();
+    const org = await orgId();
+    const onboardingsBefore = await t.count("onboardings");
+    const outboxBefore = await t.count("outbox");
+    const sequencesBefore = await sequences();
+    const { nextSequence, outbox } = t.services;
 
-    expect(() =>
-      writeTransaction(t.db, () => {
-        const seq = t.services.nextSequence(orgId, "onboarding", 1);
-        t.db.$client.run("INSERT INTO outbox (org_id, queue, name, payload, created_at) VALUES ('o', 'records', 'x', '{}', 1)");
-        expect(seq.displayId).toBeGreaterThan(0);
-        throw new Error("boom after the writes");
-      }),
-    ).toThrow("boom after the writes");
+    await expect(
+      (async () =>
+        run(
+          t.database.transaction(function* () {
+            const seq = yield* use(nextSequence(org, "onboarding", 1));
+            yield* use(outbox.add(org, "records", "activity.batch", { entries: [] }, 1));
+            expect(seq.displayId).toBeGreaterThan(0);
+            throw new Error("boom after the writes");
+          }),
+        ))(),
+    ).rejects.toThrow("boom after the writes");
 
-    expect(count("onboardings")).toBe(onboardingsBefore);
-    expect(count("outbox")).toBe(outboxBefore);
-    expect(sequences()).toEqual(sequencesBefore);
+    expect(await t.count("onboardings")).toBe(onboardingsBefore);
+    expect(await t.count("outbox")).toBe(outboxBefore);
+    expect(await sequences()).toEqual(sequencesBefore);
   });
 
-  test("an async callback is refused and what it wrote before returning is rolled back", async () => {
-    const before = count("outbox");
+  test.skipIf(testEngine() !== "sqlite")("on SQLite, a transaction whose flow waits on a promise is refused and rolled back", async () => {
+    const org = await orgId();
+    const before = await t.count("outbox");
+    const { outbox } = t.services;
     expect(() =>
-      writeTransaction(t.db, (async () => {
-        t.db.$client.run("INSERT INTO outbox (org_id, queue, name, payload, created_at) VALUES ('o', 'records', 'x', '{}', 1)");
-        await Promise.resolve();
-      }) as () => unknown),
-    ).toThrow("must be synchronous");
-    expect(count("outbox")).toBe(before);
+      run(
+        t.database.transaction(function* () {
+          yield* use(outbox.add(org, "records", "activity.batch", { entries: [] }, 1));
+          yield* use(Promise.resolve()); // another request's statements could run here: refused
+        }),
+      ),
+    ).toThrow("must answer synchronously");
+    expect(await t.count("outbox")).toBe(before);
+  });
+
+  test.skipIf(testEngine() !== "postgres")("on PostgreSQL, a transaction that waits between writes is invisible to other requests, and leaves nothing when it fails", async () => {
+    const org = await orgId();
+    const before = await t.count("outbox");
+    const { outbox } = t.services;
+    let seenMeanwhile = -1;
+    await expect(
+      (async () =>
+        run(
+          t.database.transaction(function* () {
+            yield* use(outbox.add(org, "records", "activity.batch", { entries: [] }, 1));
+            // Another request reads while this transaction waits between its writes.
+            seenMeanwhile = yield* use(t.count("outbox"));
+            yield* use(Bun.sleep(20));
+            yield* use(outbox.add(org, "records", "activity.batch", { entries: [] }, 2));
+            throw new Error("boom between requests");
+          }),
+        ))(),
+    ).rejects.toThrow("boom between requests");
+    expect(seenMeanwhile).toBe(before);
+    expect(await t.count("outbox")).toBe(before);
   });
 
   test("a request refused half-way leaves nothing behind (taken slug on create)", async () => {
     await t.call("POST", "/api/v1/customers", { body: { name: "Taken", slug: "taken" } });
-    const customersBefore = count("customers");
-    const sequenceBefore = t.db.$client.query("SELECT last_display_id FROM sequences WHERE kind = 'customer'").get();
+    const customersBefore = await t.count("customers");
+    const sequenceBefore = await t.query("SELECT last_display_id FROM sequences WHERE kind = 'customer'");
     const refused = await t.call("POST", "/api/v1/customers", { body: { name: "Again", slug: "taken" } });
     expect(refused.status).toBe(409);
-    expect(count("customers")).toBe(customersBefore);
-    expect(t.db.$client.query("SELECT last_display_id FROM sequences WHERE kind = 'customer'").get()).toEqual(sequenceBefore);
+    expect(await t.count("customers")).toBe(customersBefore);
+    expect(await t.query("SELECT last_display_id FROM sequences WHERE kind = 'customer'")).toEqual(sequenceBefore);
   });
 });

@@ -4,19 +4,20 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { freePort } from "../../scripts/private-redis.ts";
 import { exitWithin, startProcess } from "../support/processes.ts";
-import { freshDatabase, testRedisUrl, uniquePrefix } from "../support/test-app.ts";
+import { freshTestDatabase, testRedisUrl, uniquePrefix } from "../support/test-app.ts";
 import { systemClock } from "../../shared/clock.ts";
+import { run } from "../../shared/db/flow.ts";
 import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 
 /** The real entry point over real HTTP: what a client of `npm start` meets. */
-const database = freshDatabase();
-createWorkspace(database.db, systemClock, { slug: "acme", name: "Acme" });
-const { key } = createApiKey(database.db, systemClock, { workspaceSlug: "acme", name: "http-client", mode: "live", tier: "paid" });
+const database = await freshTestDatabase();
+await run(createWorkspace(database.database, systemClock, { slug: "acme", name: "Acme" }));
+const { key } = await run(createApiKey(database.database, systemClock, { workspaceSlug: "acme", name: "http-client", mode: "live", tier: "paid" }));
 const prefix = uniquePrefix("proc");
 const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
 afterAll(async () => {
   redis.disconnect();
-  database.cleanup();
+  await database.cleanup();
 });
 
 describe("the API process", () => {
@@ -24,7 +25,7 @@ describe("the API process", () => {
     const port = await freePort();
     const child = startProcess("api/main.ts", {
       PORT: String(port),
-      DATABASE_URL: `file:${database.path}`,
+      DATABASE_URL: database.url ?? `file:${database.path}`,
       REDIS_URL: testRedisUrl(),
       QUEUE_PREFIX: prefix,
       ADMIN_TOKEN: "admin-token-0123456789abcdef",
@@ -58,15 +59,15 @@ describe("the API process", () => {
     expect(await exitWithin(child, 10_000)).toBe(0);
 
     // Drained: key usage written, every outbox row and activity entry handed to BullMQ.
-    const usage = database.db.$client.query("SELECT request_count FROM api_keys WHERE name = 'http-client'").get() as { request_count: number };
-    expect(usage.request_count).toBe(4); // the 405 never reaches authentication
-    expect(database.db.$client.query("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL").get()).toEqual({ n: 0 });
+    const [usage] = await database.query<{ request_count: number }>("SELECT request_count FROM api_keys WHERE name = 'http-client'");
+    expect(usage!.request_count).toBe(4); // the 405 never reaches authentication
+    expect(await database.count("outbox", "relayed_at IS NULL")).toBe(0);
     const records = new Queue("records", { connection: redis, prefix });
     const jobs = await records.getJobs(["waiting"]);
     const entries = jobs.filter((j) => j.name === "activity.batch").flatMap((j) => (j.data as { entries: unknown[] }).entries);
     // The three changes wrote their entries in their own transactions; the refused body's is batched.
     expect(entries).toHaveLength(1);
-    expect(database.db.$client.query("SELECT method, status FROM activity_entries ORDER BY at").all()).toEqual([
+    expect(await database.query("SELECT method, status FROM activity_entries ORDER BY at")).toEqual([
       { method: "POST", status: 201 },
       { method: "POST", status: 201 },
       { method: "PATCH", status: 200 },
@@ -92,15 +93,16 @@ describe("DATABASE_URL at start-up", () => {
     expect(existsSync(`${cwd}/mysql:`)).toBe(false);
   });
 
-  test("a PostgreSQL URL is never read as a file path: until the services run on it, start-up says so and stops", async () => {
+  test("a PostgreSQL that does not answer stops start-up with a message and exit 69, and is never read as a file path", async () => {
+    const nobody = await freePort();
     const child = Bun.spawn([process.execPath, "api/main.ts"], {
-      env: { ...process.env, DATABASE_URL: "postgres://onboarding@127.0.0.1:5432/onboarding", REDIS_URL: testRedisUrl(), LOG_LEVEL: "warn" },
+      env: { ...process.env, DATABASE_URL: `postgres://onboarding@127.0.0.1:${nobody}/onboarding`, REDIS_URL: testRedisUrl(), LOG_LEVEL: "warn" },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
     });
-    expect(await exitWithin(child, 10_000)).toBe(78);
-    expect(await new Response(child.stderr).text()).toContain("DATABASE_URL names PostgreSQL");
+    expect(await exitWithin(child, 15_000)).toBe(69);
+    expect(await new Response(child.stderr).text()).toContain(`Database unavailable: PostgreSQL at 127.0.0.1:${nobody}/onboarding did not answer`);
     expect(existsSync(`${process.cwd()}/postgres:`)).toBe(false);
   });
 });

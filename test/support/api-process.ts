@@ -1,23 +1,24 @@
 import { freePort } from "../../scripts/private-redis.ts";
 import { systemClock } from "../../shared/clock.ts";
+import { run } from "../../shared/db/flow.ts";
 import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 import { exitWithin, startProcess } from "./processes.ts";
-import { freshDatabase, testRedisUrl, uniquePrefix } from "./test-app.ts";
+import { freshTestDatabase, testRedisUrl, uniquePrefix, type Engine } from "./test-app.ts";
 
 /**
  * The real API entry point (`api/main.ts`) as a child process, on a free port, over a fresh
- * SQLite file with one workspace and a paid live key. Its log lines are collected, so a test
- * can read what an operator would see.
+ * database (the suite's engine unless `engine` says otherwise) with one workspace and a paid
+ * live key. Its log lines are collected, so a test can read what an operator would see.
  */
-export async function startApiProcess(options: { env?: Record<string, string>; redisUrl?: string; waitUntilUp?: boolean } = {}) {
-  const database = freshDatabase();
-  createWorkspace(database.db, systemClock, { slug: "acme", name: "Acme" });
-  const { key } = createApiKey(database.db, systemClock, { workspaceSlug: "acme", name: "fault-client", mode: "live", tier: "paid" });
+export async function startApiProcess(options: { env?: Record<string, string>; redisUrl?: string; waitUntilUp?: boolean; engine?: Engine } = {}) {
+  const database = await freshTestDatabase(options.engine);
+  await run(createWorkspace(database.database, systemClock, { slug: "acme", name: "Acme" }));
+  const { key } = await run(createApiKey(database.database, systemClock, { workspaceSlug: "acme", name: "fault-client", mode: "live", tier: "paid" }));
   const port = await freePort();
   const prefix = uniquePrefix("api");
   const child = startProcess("api/main.ts", {
     PORT: String(port),
-    DATABASE_URL: `file:${database.path}`,
+    DATABASE_URL: database.url ?? `file:${database.path}`,
     REDIS_URL: options.redisUrl ?? testRedisUrl(),
     QUEUE_PREFIX: prefix,
     ADMIN_TOKEN: "admin-token-0123456789abcdef",
@@ -44,8 +45,12 @@ export async function startApiProcess(options: { env?: Record<string, string>; r
     base,
     prefix,
     key,
-    db: database.db,
-    dbPath: database.path,
+    /** The SQLite handle (SQLite only), for suites about SQLite itself. */
+    db: (database.database.engine === "sqlite" ? database.database.db : undefined)!,
+    dbPath: database.path!,
+    databaseUrl: database.url ?? `file:${database.path}`,
+    query: database.query,
+    count: database.count,
     logs,
     /** Log lines whose message is `msg`, parsed. */
     logged: (msg: string) => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === msg),
@@ -57,7 +62,7 @@ export async function startApiProcess(options: { env?: Record<string, string>; r
         await exitWithin(child, 10_000).catch(() => {});
       }
       await reading.catch(() => {});
-      database.cleanup();
+      await database.cleanup();
     },
   };
   if (options.waitUntilUp !== false) await waitUntilUp(api.base, child);
