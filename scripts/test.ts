@@ -1,0 +1,64 @@
+/**
+ * `npm test`: the whole suite on SQLite, then the engine-neutral suites again on PostgreSQL
+ * (`TEST_ENGINE=postgres`) when one answers: `TEST_POSTGRES_URL`, or 127.0.0.1:5432 as
+ * `postgres`. CI requires the second pass (`REQUIRE_POSTGRES=1`); a machine without
+ * PostgreSQL runs SQLite only and says so. Arguments are passed to both `bun test` runs.
+ *
+ * Ends with one summary of both passes, in bun's own format (` N pass`, ` N fail`), so
+ * `.ci/run` reads the totals from the last two lines either way.
+ */
+import { postgresAnswers } from "../test/support/postgres.ts";
+
+const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
+/** Suites that go through the data-access layer only, so they mean the same on both engines. */
+const ENGINE_NEUTRAL = ["test/http", "test/worker", "test/admin-area", "test/admin/cli.test.ts", "test/db/transactions.test.ts", "test/ops/api-process.test.ts"];
+
+const args = process.argv.slice(2);
+const totals = { pass: 0, fail: 0 };
+
+async function bunTest(label: string, paths: string[], env: Record<string, string>): Promise<number> {
+  console.log(`\n[test] ${label}`);
+  const child = Bun.spawn([process.execPath, "test", "--timeout", "30000", ...args, ...paths], {
+    env: { ...process.env, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const relay = async (stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) => {
+    const decoder = new TextDecoder();
+    let pending = "";
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk, { stream: true });
+      out.write(text);
+      pending += text;
+      const lines = pending.split("\n");
+      pending = lines.pop()!;
+      for (const line of lines) {
+        const count = /^ *(\d+) (pass|fail)$/.exec(line);
+        if (count) totals[count[2] as "pass" | "fail"] += Number(count[1]);
+      }
+    }
+  };
+  await Promise.all([relay(child.stdout, process.stdout), relay(child.stderr, process.stderr)]);
+  return child.exited;
+}
+
+let status = await bunTest("SQLite: every suite", [], { TEST_ENGINE: "sqlite" });
+
+const postgresUrl = process.env.TEST_POSTGRES_URL || ((await postgresAnswers(LOCAL_POSTGRES)) ? LOCAL_POSTGRES : undefined);
+if (postgresUrl) {
+  const onlySome = args.some((a) => !a.startsWith("-"));
+  if (!onlySome) {
+    const second = await bunTest("PostgreSQL: the engine-neutral suites", ENGINE_NEUTRAL, { TEST_ENGINE: "postgres", TEST_POSTGRES_URL: postgresUrl });
+    status = status || second;
+  }
+} else if (process.env.REQUIRE_POSTGRES === "1") {
+  console.error("[test] REQUIRE_POSTGRES=1 but no PostgreSQL answers (set TEST_POSTGRES_URL)");
+  totals.fail += 1;
+  status = 1;
+} else {
+  console.log("\n[test] no PostgreSQL answers at 127.0.0.1:5432 (or TEST_POSTGRES_URL): the PostgreSQL pass is skipped");
+}
+
+console.log(`\n[test] both passes together:\n ${totals.pass} pass\n ${totals.fail} fail`);
+process.exit(status || (totals.fail > 0 ? 1 : 0));
