@@ -58,6 +58,8 @@ const USAGE_FLUSH_MS = 1000;
 const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
 
 const REDIS_PROBE_TIMEOUT_MS = 1000;
+/** PostgreSQL: a request's reads end within this (transactions have the same bound), so a 503 comes within 5 s. */
+const DATABASE_DEADLINE_MS = 4500;
 
 /**
  * For periodic housekeeping: a run that meets another process's write lock (SQLite) or a
@@ -228,6 +230,7 @@ export async function createApp(infra: AppInfrastructure) {
     nowMicros: () => clock.nowMicros(),
     transaction: database.transaction,
     busyTimeoutMs: infra.databaseBusyTimeoutMs ?? 3000,
+    databaseDeadlineMs: DATABASE_DEADLINE_MS,
   });
 
   return {

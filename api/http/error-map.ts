@@ -1,3 +1,4 @@
+import { databaseUnavailable, isConnectionFailure } from "../../shared/db/postgres.ts";
 import { DomainError, type ErrorCode } from "../../shared/errors.ts";
 
 /** The error types, in the order the documentation lists them. */
@@ -153,6 +154,9 @@ export function errorResponse(
   onUnexpected: (error: unknown) => void,
   extraHeaders?: Record<string, string>,
 ): Response {
+  // A PostgreSQL connection lost outside a transaction (a read on the pool) is the same
+  // answer as inside one: the database is away, retry shortly.
+  if (!(error instanceof DomainError) && isConnectionFailure(error)) error = databaseUnavailable((error as Error).message);
   const known = error instanceof DomainError ? error : null;
   if (!known) onUnexpected(error);
   const code: ErrorCode = known?.code ?? "internal_error";

@@ -2,7 +2,8 @@ import type { Elysia } from "elysia";
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { retryWhileBusy, tryOrRetryWhileBusy } from "../../shared/db/busy.ts";
 import type { Transaction } from "../../shared/db/database.ts";
-import { isFlow, run, settle, use, type Flow } from "../../shared/db/flow.ts";
+import { isFlow, run, settle, use, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
+import { withinDeadline } from "../../shared/db/postgres.ts";
 import { DomainError } from "../../shared/errors.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { newId } from "../../shared/ids.ts";
@@ -32,6 +33,11 @@ export interface RouterDeps {
   transaction: Transaction;
   /** How long a request waits, without blocking, for the database's write lock before answering 503. */
   busyTimeoutMs: number;
+  /**
+   * The longest a request waits for the database when its answer is asynchronous (PostgreSQL):
+   * a partition leaves connections open with nobody answering, and no driver timeout covers it.
+   */
+  databaseDeadlineMs: number;
 }
 
 /** Routes without query parameters still refuse unknown ones. */
@@ -95,10 +101,13 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
   // Short pauses: a lock held by another process (the worker's writes) is usually gone within
   // a millisecond or two, and SQLite's own busy handler, which the worker uses, polls as often.
   const busy = { timeoutMs: deps.busyTimeoutMs, firstPauseMs: 1, maxPauseMs: 10 };
+  /** SQLite answers synchronously (nothing to bound); a PostgreSQL answer gets the deadline, then 503. */
+  const bounded = <T>(answer: MaybePromise<T>): MaybePromise<T> =>
+    answer instanceof Promise ? withinDeadline(answer, deps.databaseDeadlineMs) : answer;
 
   async function authenticate(request: Request, address: string): Promise<Actor> {
     try {
-      return await run(deps.authenticate(request.headers.get("authorization")));
+      return await bounded(run(deps.authenticate(request.headers.get("authorization"))));
     } catch (error) {
       const refusal = error instanceof DomainError ? await deps.limits.recordAuthFailure(address) : null;
       throw refusal ?? error;
@@ -121,7 +130,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       const toResponse = (result: unknown) =>
         result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
 
-      if (!actor || !changesData) return { response: toResponse(await tryOrRetryWhileBusy(() => settle(route.handler(input)), busy)), activityWritten: false };
+      if (!actor || !changesData) return { response: toResponse(await tryOrRetryWhileBusy(() => bounded(settle(route.handler(input))), busy)), activityWritten: false };
 
       let activityWritten = false;
       const changeWithActivity = function* (): Flow<unknown> {

@@ -5,7 +5,15 @@ import { createPgHealthStore } from "../../shared/db/health.pg.store.ts";
 import { connectPostgres, migratePostgres, pgTransaction, type PgDb } from "../../shared/db/postgres.ts";
 import * as schema from "../../shared/db/schema.pg.ts";
 import { DomainError } from "../../shared/errors.ts";
+import { Redis } from "ioredis";
+import { createApp } from "../../api/app.ts";
+import { systemClock } from "../../shared/clock.ts";
+import { postgresDatabase } from "../../shared/db/database.ts";
+import { run } from "../../shared/db/flow.ts";
+import { silentLogger } from "../../shared/logger.ts";
+import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 import { freshPostgresDatabase, testPostgresUrl } from "../support/postgres.ts";
+import { testRedisUrl, uniquePrefix, waitUntilReady } from "../support/test-app.ts";
 import { startTcpProxy } from "../support/tcp-proxy.ts";
 
 const server = testPostgresUrl();
@@ -73,5 +81,51 @@ describe.skipIf(!server)("PostgreSQL away while running, and back", () => {
       if (!recovered) await Bun.sleep(100);
     }
     expect(recovered).toBe(true);
+  });
+
+  test("the API answers 503 with Retry-After within 5 s while PostgreSQL is partitioned away, readiness says so, and it recovers by itself", async () => {
+    const database = postgresDatabase(db);
+    await run(createWorkspace(database, systemClock, { slug: "acme", name: "Acme" }));
+    const { key } = await run(createApiKey(database, systemClock, { workspaceSlug: "acme", name: "outage", mode: "live", tier: "paid" }));
+    const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    await waitUntilReady(redis);
+    const { app, close } = await createApp({ database, redis, clock: systemClock, logger: silentLogger, publicUrl: "http://x", redisPrefix: uniquePrefix("pg-outage") });
+    const call = (method: string, path: string, body?: unknown) =>
+      app.handle(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+    try {
+      expect((await call("POST", "/api/v1/customers", { name: "Before" })).status).toBe(201);
+
+      proxy.freeze();
+      for (const [method, path, body] of [["GET", "/api/v1/customers"], ["POST", "/api/v1/customers", { name: "During" }]] as const) {
+        const started = performance.now();
+        const response = await call(method, path, body);
+        expect({ method, status: response.status, code: ((await response.json()) as { error?: { code: string } }).error?.code }).toEqual({ method, status: 503, code: "service_unavailable" });
+        expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+        expect(performance.now() - started).toBeLessThan(5000);
+      }
+      const ready = await call("GET", "/api/v1/health/ready");
+      expect(ready.status).toBe(503);
+      expect(((await ready.json()) as { checks: unknown }).checks).toEqual({ database: "error", redis: "ok" });
+
+      proxy.cut();
+      proxy.restore();
+      const deadline = Date.now() + 15_000;
+      let status = 0;
+      while (status !== 201 && Date.now() < deadline) {
+        status = (await call("POST", "/api/v1/customers", { name: "After" })).status;
+        if (status !== 201) await Bun.sleep(200);
+      }
+      expect(status).toBe(201);
+      expect((await call("GET", "/api/v1/health/ready")).status).toBe(200);
+    } finally {
+      await Promise.race([close().catch(() => {}), Bun.sleep(5000)]);
+      redis.disconnect();
+    }
   });
 });
