@@ -32,6 +32,28 @@ describe("deployment files", () => {
     expect(Object.keys(compose.volumes).sort()).toEqual(["data", "redis-data"]);
   });
 
+  test("the PostgreSQL compose file scales the API and the workers across hosts: no shared volume, one database, secrets from the environment", () => {
+    const pg = parse(readFileSync("docker-compose.postgres.yml", "utf8"), { merge: true });
+    expect(Object.keys(pg.services).sort()).toEqual(["api", "postgres", "redis", "worker"]);
+    expect(pg.services.postgres.image).toMatch(/^postgres:/);
+    for (const name of ["api", "worker"]) {
+      const service = pg.services[name];
+      // `--scale api=3 --scale worker=4`: no fixed names, no volumes shared with other replicas.
+      expect(service.container_name).toBeUndefined();
+      expect(service.volumes).toBeUndefined();
+      expect(service.environment.DATABASE_URL).toMatch(/^postgres:\/\/onboarding:\$\{POSTGRES_PASSWORD:\?[^}]*\}@postgres:5432\/onboarding$/);
+      expect(service.environment.REDIS_URL).toBe("redis://redis:6379");
+      // Generated secrets would differ per replica: they must come from the environment.
+      expect(service.environment.SECRET_KEY).toMatch(/^\$\{SECRET_KEY:\?/);
+      expect(service.depends_on.postgres.condition).toBe("service_healthy");
+      expect(Number.parseInt(service.stop_grace_period, 10)).toBeGreaterThanOrEqual(10);
+    }
+    // One published host port per API replica, not a fixed one that a second replica would conflict on.
+    expect(pg.services.api.ports).toEqual(["3000-3009:3000"]);
+    expect(pg.services.api.command.join(" ")).not.toContain("ensure-secrets");
+    expect(pg.services.redis.command).toContain("noeviction");
+  });
+
   test("the Dockerfile installs with npm alone and runs the API by default", () => {
     const steps = parseDockerfile(readFileSync("Dockerfile", "utf8"));
     const kinds = steps.map((s) => s.instruction);
