@@ -17,9 +17,17 @@ import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 import { startSlackStandIn } from "../test/support/slack-stand-in.ts";
 import { measureLatency, runLoad, type LoadRequest, type LoadResult } from "./lib/load.ts";
 import { residentMb, startBun, stop, waitForHttp } from "./lib/processes.ts";
+import { benchPostgresServer, seedPostgres } from "./lib/postgres.ts";
 import { seedOnboardings, seedWorkspaces, type SeededKey } from "./lib/seed.ts";
 
-const args = process.argv.slice(2);
+const rawArgs = process.argv.slice(2);
+// --db postgres (or --db=postgres): the same HTTP scenarios with the API and the worker on
+// PostgreSQL, against a bare Bun.serve + Bun.sql baseline; results go to their own section.
+const dbAt = rawArgs.indexOf("--db");
+const engine = (dbAt >= 0 ? rawArgs[dbAt + 1] : rawArgs.find((a) => a.startsWith("--db="))?.slice(5)) ?? "sqlite";
+if (engine !== "sqlite" && engine !== "postgres") throw new Error(`--db must be sqlite or postgres (got '${engine}')`);
+const args = rawArgs.filter((a, i) => !(dbAt >= 0 && (i === dbAt || i === dbAt + 1)) && !a.startsWith("--db="));
+const onPostgres = engine === "postgres";
 const quick = args.includes("--quick");
 // --service-only: no baseline runs, so a profile of the API (BENCH_CPU_PROF) shows load, not idling.
 const serviceOnly = args.includes("--service-only");
@@ -27,7 +35,10 @@ const ALL = ["create", "read", "list", "patch", "list-scale", "worker-activity",
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`unknown scenario '${s}'; choose from ${ALL.join(", ")}`);
-const scenarios: Scenario[] = chosen.length ? chosen : [...ALL];
+// The other scenarios read the service's SQLite file directly (worker drains, the 1M-row list).
+const HTTP_SCENARIOS: Scenario[] = ["create", "read", "list", "patch"];
+if (onPostgres && chosen.some((s) => !HTTP_SCENARIOS.includes(s))) throw new Error(`--db postgres runs ${HTTP_SCENARIOS.join(", ")}`);
+const scenarios: Scenario[] = chosen.length ? chosen : onPostgres ? HTTP_SCENARIOS : [...ALL];
 
 const S = quick
   ? { seconds: 1, rounds: 1, orgs: 10, keysPerOrg: 100, perOrg: 200, big: 20_000, small: 1_000, latencyCount: 200, activity: 5_000, outbound: 500 }
@@ -68,18 +79,23 @@ const smallKeys = seedWorkspaces(serviceDb, { orgs: 1, keysPerOrg: 20, onboardin
 const largeKeys = seedWorkspaces(serviceDb, { orgs: 1, keysPerOrg: 20, onboardings: 0, prefix: "large" });
 const large = largeKeys[0]!;
 const seedStarted = performance.now();
+if (onPostgres) S.big = 0; // only the HTTP scenarios run: no million-row workspace to copy
 seedOnboardings(serviceDb, large.orgId, large.customerId, S.big);
 log(`  ${S.big.toLocaleString()} onboardings in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
 const baselineDb = openDatabase(baselinePath);
 const baselineKeys = seedWorkspaces(baselineDb, { orgs: S.orgs, keysPerOrg: 1, onboardings: S.perOrg });
+
+// PostgreSQL: the same seeded rows, copied into two fresh databases (service and baseline).
+const pg = onPostgres ? await seedPostgres({ service: serviceDb, baseline: baselineDb }) : null;
 baselineDb.$client.close();
+
 
 const slack = await startSlackStandIn({ token: "xoxb-bench" });
 const servicePort = await freePort();
 const baselinePort = await freePort();
 const env = {
   PORT: String(servicePort),
-  DATABASE_URL: `file:${servicePath}`,
+  DATABASE_URL: pg ? pg.serviceUrl : `file:${servicePath}`,
   REDIS_URL: redis.url,
   QUEUE_PREFIX: prefix,
   LOG_LEVEL: "warn",
@@ -93,7 +109,9 @@ const env = {
 // BENCH_CPU_PROF=<dir>: profile the API process (summarise with bench/profile-summary.ts).
 const api = startBun("api/main.ts", env, process.env.BENCH_CPU_PROF);
 const worker = startBun("worker/main.ts", env);
-const baseline = startBun("bench/baseline-server.ts", { BASELINE_DB: baselinePath, PORT: String(baselinePort) });
+const baseline = pg
+  ? startBun("bench/baseline-postgres-server.ts", { BASELINE_DB: pg.baselineUrl, PORT: String(baselinePort) })
+  : startBun("bench/baseline-server.ts", { BASELINE_DB: baselinePath, PORT: String(baselinePort) });
 const serviceUrl = `http://127.0.0.1:${servicePort}`;
 const baselineUrl = `http://127.0.0.1:${baselinePort}`;
 await waitForHttp(`${serviceUrl}/api/v1/health`);
@@ -341,8 +359,23 @@ slack.stop();
 await redis.stop();
 serviceDb.$client.close();
 rmSync(dir, { recursive: true, force: true });
+await pg?.dropAll();
 
-if (!quick && !serviceOnly && chosen.length === 0 && !args.some((a) => a.includes("="))) {
+if (onPostgres && !quick && !serviceOnly && chosen.length === 0 && !args.some((a) => a.includes("="))) {
+  // Kept in the hand-written part of RESULTS.md (a SQLite run keeps it), replaced run by run.
+  const START = "<!-- postgres: start -->";
+  const END = "<!-- postgres: end -->";
+  const MARKER = "<!-- analysis: kept across runs -->";
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${Bun.version}, PostgreSQL at ${new URL(benchPostgresServer()).host}`;
+  const section = `${START}\n## PostgreSQL\n\nCommand: \`npm run bench -- --db postgres\` (${S.rounds} rounds of ${S.seconds} s each, A = service on PostgreSQL, B = baseline, alternating).\nMachine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}.\nService: API + worker processes on one PostgreSQL database (pool of 10 per process), private redis-server; the same seeded rows as the SQLite run, copied with \`db copy\`.\nBaseline: bench/baseline-postgres-server.ts, bare Bun.serve + Bun.sql (the same driver) on the same tables.\n\n| scenario | result |\n|---|---|\n${summary.map((row) => row.replace(/ \| ≥ [^|]+ \| (met|missed) \|$/, " |")).join("\n")}\n\n\`\`\`\n${lines.join("\n").trim()}\n\`\`\`\n${END}`;
+  let text = existsSync("bench/RESULTS.md") ? readFileSync("bench/RESULTS.md", "utf8") : `# Benchmark results\n\n${MARKER}\n`;
+  if (text.includes(START) && text.includes(END)) text = text.slice(0, text.indexOf(START)) + section + text.slice(text.indexOf(END) + END.length);
+  else text = text.replace(MARKER, `${MARKER}\n\n${section}\n`);
+  writeFileSync("bench/RESULTS.md", text);
+  log("\nwrote the PostgreSQL section of bench/RESULTS.md");
+}
+
+if (!onPostgres && !quick && !serviceOnly && chosen.length === 0 && !args.some((a) => a.includes("="))) {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${Bun.version}, ${process.platform}`;
   // The hand-written analysis below the marker survives a new run.
   const MARKER = "<!-- analysis: kept across runs -->";
