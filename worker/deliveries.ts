@@ -1,9 +1,8 @@
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Clock } from "../shared/clock.ts";
-import type { Db } from "../shared/db/client.ts";
-import { createDeliveryStore } from "./deliveries.store.ts";
 import { newId } from "../shared/ids.ts";
 import { PermanentFailure } from "./failures.ts";
+import type { WorkerStores } from "./stores.ts";
 
 export interface DeliveryOutcome {
   /** `uncertain`: an earlier attempt may have sent, nobody can tell, and nothing was sent again. */
@@ -19,8 +18,11 @@ export interface DeliveryAttempt {
    * that far: then nothing can have been sent, and there is nothing to look for.
    */
   earlierSendAt: number | null;
-  /** Call right before handing the message over: a later attempt then knows to look for it. */
-  sending(): void;
+  /**
+   * Call, and wait for, right before handing the message over: a later attempt then knows to
+   * look for it. Nothing is handed over unless the mark is written.
+   */
+  sending(): Promise<void>;
 }
 
 /**
@@ -28,9 +30,12 @@ export interface DeliveryAttempt {
  * outcome (sent, skipped with a reason, failed with the error) and the attempts; a job that
  * already reached an outcome does nothing when it runs again, so a retried job never sends
  * twice what it already sent.
+ *
+ * A database that fails under a job (SQLite busy beyond its timeout, PostgreSQL unreachable)
+ * fails the attempt like any transient error: BullMQ retries it, and the row, keyed by the
+ * job, picks up where it was.
  */
-export function createDeliveries(db: Db, clock: Clock) {
-  const store = createDeliveryStore(db);
+export function createDeliveries(store: WorkerStores["deliveries"], clock: Clock) {
 
   return {
     async run(
@@ -40,22 +45,22 @@ export function createDeliveries(db: Db, clock: Clock) {
     ): Promise<DeliveryOutcome | null> {
       const source = job.id!;
       const now = clock.nowMicros();
-      const row = store.open({ id: newId("dlv"), source, ...meta }, now);
+      const row = await store.open({ id: newId("dlv"), source, ...meta }, now);
       if (row.status !== "sending") return null; // an earlier run reached an outcome
-      store.startAttempt(row.id, now);
+      await store.startAttempt(row.id, now);
       try {
         const outcome = await perform({
           deliveryId: row.id,
           earlierSendAt: row.sendStartedAt,
-          sending: () => store.sending(row.id, clock.nowMicros()),
+          sending: async () => void (await store.sending(row.id, clock.nowMicros())),
         });
-        store.finish(row.id, { status: outcome.status, detail: outcome.detail, target: outcome.target ?? null }, clock.nowMicros());
+        await store.finish(row.id, { status: outcome.status, detail: outcome.detail, target: outcome.target ?? null }, clock.nowMicros());
         return outcome;
       } catch (error) {
         const permanent = error instanceof PermanentFailure;
         const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
         const message = (error as Error).message;
-        store.finish(row.id, { status: permanent || lastAttempt ? "failed" : "sending", detail: message, target: null }, clock.nowMicros());
+        await store.finish(row.id, { status: permanent || lastAttempt ? "failed" : "sending", detail: message, target: null }, clock.nowMicros());
         throw permanent ? new UnrecoverableError(message) : error;
       }
     },

@@ -1,7 +1,6 @@
 import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
-import { closeDatabase } from "../shared/db/client.ts";
 import { openDatabaseOrExit } from "../shared/db/open.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -10,14 +9,14 @@ import { createWorker } from "./worker.ts";
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, { service: "worker" });
-const db = openDatabaseOrExit(config.database);
+const database = await openDatabaseOrExit(config.database);
 // Workers wait out a Redis outage instead of failing commands (BullMQ's requirement).
 const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 reportOutages(connection, logger, "worker");
 connection.once("ready", () => void checkEvictionPolicy(connection, logger));
 
 const worker = createWorker({
-  db,
+  database,
   connection,
   prefix: config.queuePrefix,
   clock: systemClock,
@@ -41,7 +40,7 @@ async function shutdown(signal: string) {
   const deadline = new Promise((resolve) => setTimeout(resolve, 15_000).unref());
   await Promise.race([worker.close(10_000), deadline]);
   connection.disconnect();
-  closeDatabase(db);
+  await database.close();
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

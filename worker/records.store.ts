@@ -49,8 +49,8 @@ export function createRecordsStore(db: Db) {
   const activity = createActivityStore(db);
 
   return {
-    phaseChanged: (e: PhaseChangedRecord) => void timeline.run(e),
-    transition: (e: TransitionRecord) => void transition.run(e),
+    phaseChanged: (e: PhaseChangedRecord): void => void timeline.run(e),
+    transition: (e: TransitionRecord): void => void transition.run(e),
     /** A batch in one transaction; an entry already written (by request id) is skipped. */
     activityBatch: (entries: readonly ActivityEntry[]) =>
       writeTransaction(db, () => {

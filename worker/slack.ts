@@ -1,5 +1,5 @@
 import { ErrorCode, LogLevel, WebClient, type WebAPIPlatformError } from "@slack/web-api";
-import type { Lookups } from "./lookups.store.ts";
+import type { WorkerLookups } from "./stores.ts";
 import { decryptSecret } from "../shared/secrets.ts";
 import type { DeliveryOutcome } from "./deliveries.ts";
 import { PermanentFailure } from "./failures.ts";
@@ -64,11 +64,11 @@ export type DirectMessageResult = "posted" | "found" | { unknowable: string };
  * read (a missing scope) or the search runs past its bound, the answer is `unknowable` and
  * nothing is posted: the delivery says so rather than guess.
  */
-export function createSlackGateway(lookups: Pick<Lookups, "slackToken">, settings: SlackSettings) {
+export function createSlackGateway(lookups: Pick<WorkerLookups, "slackToken">, settings: SlackSettings) {
   const clients = new Map<string, WebClient>();
 
-  function tokenFor(orgId: string): string {
-    const sealed = lookups.slackToken(orgId);
+  async function tokenFor(orgId: string): Promise<string> {
+    const sealed = await lookups.slackToken(orgId);
     if (sealed !== null) {
       if (!settings.secretKey) throw new PermanentFailure("the workspace's Slack token is stored but SECRET_KEY is not set");
       try {
@@ -125,10 +125,10 @@ export function createSlackGateway(lookups: Pick<Lookups, "slackToken">, setting
       deliveryId: string;
       /** When an earlier attempt handed this message to Slack, or null. */
       earlierSendAt: number | null;
-      /** Called right before the message is handed over. */
-      sending: () => void;
+      /** Called, and waited for, right before the message is handed over. */
+      sending: () => Promise<void>;
     }): Promise<DirectMessageResult> {
-      const web = client(tokenFor(input.orgId));
+      const web = client(await tokenFor(input.orgId));
       let channel: string | undefined;
       try {
         const opened = await web.conversations.open({ users: input.slackUserId });
@@ -142,7 +142,7 @@ export function createSlackGateway(lookups: Pick<Lookups, "slackToken">, setting
         if ("unknowable" in earlier) return earlier;
         if (earlier.found) return "found";
       }
-      input.sending();
+      await input.sending();
       try {
         await web.chat.postMessage({
           channel,

@@ -3,22 +3,23 @@ import type { Redis } from "ioredis";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { TSchema } from "@sinclair/typebox";
 import type { Clock } from "../shared/clock.ts";
-import type { Db } from "../shared/db/client.ts";
+import type { Database } from "../shared/db/database.ts";
 import { JOBS, type QueueName } from "../shared/jobs/catalog.ts";
 import { closeQueues, createQueues, isConnectionError } from "../shared/jobs/queues.ts";
 import type { Logger } from "../shared/logger.ts";
-import { createOutboxStore, outboxIdOf } from "../shared/db/outbox.store.ts";
+import { outboxIdOf } from "../shared/db/outbox.store.ts";
 import { createDeliveries } from "./deliveries.ts";
 import { launchHandlers } from "./handlers/launch-automations.ts";
 import { recordHandlers } from "./handlers/records.ts";
 import { createReminderScan, reminderHandlers } from "./handlers/reminders.ts";
 import type { QueueHandlers } from "./handlers/types.ts";
-import { createLookups } from "./lookups.store.ts";
 import type { Mailer } from "./mailer.ts";
 import { createSlackGateway, type SlackSettings } from "./slack.ts";
+import { createWorkerStores } from "./stores.ts";
 
 export interface WorkerInfrastructure {
-  db: Db;
+  /** SQLite or PostgreSQL: `worker/stores.ts` chooses the adapters. */
+  database: Database;
   /** Workers block on Redis: this connection must have `maxRetriesPerRequest: null`. */
   connection: Redis;
   prefix: string;
@@ -48,19 +49,24 @@ const COMPLETION_BATCH = 500;
  * The worker process's composition root: one BullMQ worker per queue, each dispatching to
  * the handler map typed from the job catalog. A payload that does not match its schema, or
  * a job name the catalog does not know, fails at once without retries.
+ *
+ * A job the database fails under (SQLite busy past its timeout, PostgreSQL unreachable or
+ * timing out) throws like any transient error, and BullMQ retries it: every handler is keyed
+ * by its job, so the retry picks up where the failed attempt stopped.
  */
 export function createWorker(infra: WorkerInfrastructure) {
-  const { db, clock, logger } = infra;
+  const { database, clock, logger } = infra;
+  const stores = createWorkerStores(database);
   const queues = createQueues(infra.connection, infra.prefix);
-  const deliveries = createDeliveries(db, clock);
-  const lookups = createLookups(db);
+  const deliveries = createDeliveries(stores.deliveries, clock);
+  const lookups = stores.lookups;
   const slack = createSlackGateway(lookups, infra.slack);
-  const outboundDeps = { db, clock, deliveries, lookups, slack, mailFrom: infra.mailFrom };
-  const scanReminders = createReminderScan({ db, clock });
-  const outbox = createOutboxStore(db);
+  const outboundDeps = { database, stores, clock, deliveries, lookups, slack, mailFrom: infra.mailFrom };
+  const scanReminders = createReminderScan({ database, stores, clock });
+  const outbox = stores.outbox;
 
   const handlers: { [Q in QueueName]: QueueHandlers<Q> } = {
-    records: recordHandlers(db, scanReminders),
+    records: recordHandlers(stores.records, scanReminders),
     outbound: { ...launchHandlers(outboundDeps), ...reminderHandlers({ ...outboundDeps, mailer: infra.mailer }) },
   };
 
@@ -76,27 +82,38 @@ export function createWorker(infra: WorkerInfrastructure) {
   };
 
   // Outcomes recorded for outbox rows, written in one transaction per COMPLETION_FLUSH_MS
-  // rather than one per job: the worker shares SQLite's single write lock with the API.
+  // rather than one per job: the worker shares SQLite's single write lock with the API (and
+  // on PostgreSQL it is one statement per batch instead of one per job).
   let completed: number[] = [];
   let completionTimer: ReturnType<typeof setTimeout> | undefined;
-  const flushCompleted = () => {
+  /** Flushes still writing (PostgreSQL answers later): close waits for them before the database goes. */
+  const flushing = new Set<Promise<void>>();
+  const flushCompleted = (): Promise<void> => {
     clearTimeout(completionTimer);
     completionTimer = undefined;
-    if (completed.length === 0) return;
+    if (completed.length === 0) return Promise.all(flushing).then(() => {});
     const ids = completed;
     completed = [];
-    try {
-      outbox.markCompleted(ids, clock.nowMicros());
-    } catch (error) {
+    const notRecorded = (error: unknown) =>
       // Not recorded: the reconciler finds these jobs finished in Redis (or runs them again,
       // which every handler survives) and records them then.
       logger.warn("outbox outcomes not recorded; the reconciler will", { count: ids.length, error: (error as Error).message });
+    let written: Promise<void>;
+    try {
+      // On SQLite the write runs here, synchronously, as before; on PostgreSQL it is awaited.
+      written = Promise.resolve(outbox.markCompleted(ids, clock.nowMicros())).then(() => {}, notRecorded);
+    } catch (error) {
+      notRecorded(error);
+      written = Promise.resolve();
     }
+    flushing.add(written);
+    void written.finally(() => flushing.delete(written));
+    return Promise.all(flushing).then(() => {});
   };
   const markCompleted = (outboxId: number) => {
     completed.push(outboxId);
-    if (completed.length >= COMPLETION_BATCH) flushCompleted();
-    else completionTimer ??= setTimeout(flushCompleted, COMPLETION_FLUSH_MS);
+    if (completed.length >= COMPLETION_BATCH) void flushCompleted();
+    else completionTimer ??= setTimeout(() => void flushCompleted(), COMPLETION_FLUSH_MS);
   };
 
   /**
@@ -170,7 +187,7 @@ export function createWorker(infra: WorkerInfrastructure) {
       if (infra.connection.status !== "ready") {
         void Promise.all(workers.map((w) => w.close(true))).catch(() => {});
         void closeQueues(queues).catch(() => {});
-        flushCompleted();
+        await within(2000, flushCompleted());
         infra.mailer.close();
         return;
       }
@@ -181,7 +198,7 @@ export function createWorker(infra: WorkerInfrastructure) {
       infra.connection.off("close", onClose);
       if (!drained) logger.warn("worker drain timed out: closing with jobs still active", { grace_ms: graceMs });
       if (!drained || infra.connection.status !== "ready") await within(2000, Promise.all(workers.map((w) => w.close(true))));
-      flushCompleted();
+      await within(2000, flushCompleted());
       await within(2000, closeQueues(queues));
       infra.mailer.close();
     },

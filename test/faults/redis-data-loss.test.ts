@@ -16,8 +16,7 @@ afterEach(async () => {
   for (const server of redisServers.splice(0).reverse()) await server.stop().catch(() => {});
 });
 
-const count = (harness: SideEffectsHarness, table: string, onboardingId: string) =>
-  harness.query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE onboarding_id = ?`, onboardingId)[0]!.n;
+const count = (harness: SideEffectsHarness, table: string, onboardingId: string) => harness.count(table, "onboarding_id = ?", onboardingId);
 
 describe("Redis restarted without its data", () => {
   test(
@@ -38,7 +37,7 @@ describe("Redis restarted without its data", () => {
         expect((await h.t.call("PATCH", `/api/v1/onboardings/${onboarding.id}`, { body: { phase: "launch" } })).status).toBe(200);
         ids.push(onboarding.id);
       }
-      await waitFor(() => h!.query<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL")[0]!.n === 0, "every row relayed");
+      await waitFor(async () => (await h!.count("outbox", "relayed_at IS NULL")) === 0, "every row relayed");
       expect((await h.t.queues.outbound.getJobCounts("waiting")).waiting).toBe(200); // a DM and a calendar entry each
 
       process.kill(redis.pid, "SIGKILL");
@@ -51,10 +50,10 @@ describe("Redis restarted without its data", () => {
 
       await waitFor(() => h!.settled(), "every outbox row done after Redis came back empty", 90_000);
       for (const id of ids) {
-        expect({ id, dm: h.deliveries(id).filter((d) => d.kind === "launch.slack_dm" && d.status === "sent").length }).toEqual({ id, dm: 1 });
-        expect(count(h, "calendar_entries", id)).toBe(1);
-        expect(count(h, "timeline_events", id)).toBe(1);
-        expect(count(h, "phase_transitions", id)).toBe(1);
+        expect({ id, dm: (await h.deliveries(id)).filter((d) => d.kind === "launch.slack_dm" && d.status === "sent").length }).toEqual({ id, dm: 1 });
+        expect(await count(h, "calendar_entries", id)).toBe(1);
+        expect(await count(h, "timeline_events", id)).toBe(1);
+        expect(await count(h, "phase_transitions", id)).toBe(1);
       }
       expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(100);
       // The reminder scheduler was in the lost data too; the worker put it back by itself.

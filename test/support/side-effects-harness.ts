@@ -3,13 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { systemClock, type Clock } from "../../shared/clock.ts";
+import { run } from "../../shared/db/flow.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { createMailer } from "../../worker/mailer.ts";
 import { createWorker } from "../../worker/worker.ts";
 import { startSlackStandIn } from "./slack-stand-in.ts";
 import { startSmtpSink } from "./smtp-sink.ts";
-import { createTestApp, testRedisUrl, uniquePrefix } from "./test-app.ts";
+import { testPostgresUrl } from "./postgres.ts";
+import { createTestApp, testRedisUrl, uniquePrefix, type TestApp } from "./test-app.ts";
 
 /** Polls until `check` returns a truthy value (or throws with what it last saw). */
 export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<T> {
@@ -35,8 +37,22 @@ export interface HarnessOptions {
 }
 
 /**
- * The API app and an in-process worker over one SQLite file and one Redis key prefix, with
- * a loopback Slack stand-in and a real SMTP sink: every outbound effect is observable.
+ * The `DATABASE_URL` a worker process started by a test uses to reach the app's database. On
+ * PostgreSQL the test app does not say its database's URL (test/support/test-app.ts keeps it
+ * to itself), so it is rebuilt here from the server's URL and the database's name.
+ */
+async function databaseUrlOf(t: TestApp): Promise<string> {
+  if (t.database.engine === "sqlite") return `file:${t.dbPath}`;
+  const [row] = await t.query<{ name: string }>("SELECT current_database() AS name");
+  const url = new URL(testPostgresUrl()!);
+  url.pathname = `/${row!.name}`;
+  return url.toString();
+}
+
+/**
+ * The API app and an in-process worker over one database (SQLite file or PostgreSQL database,
+ * as `TEST_ENGINE` says) and one Redis key prefix, with a loopback Slack stand-in and a real
+ * SMTP sink: every outbound effect is observable.
  */
 export async function createSideEffectsHarness(options: HarnessOptions = {}) {
   const clock = options.clock ?? systemClock;
@@ -49,14 +65,15 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
   apiRedis.on("error", () => {});
   await new Promise((resolve) => apiRedis.once("ready", resolve));
   const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis, app: { outboxReconcileAfterMs: options.outboxReconcileAfterMs } });
-  const csm = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" });
-  const noSlack = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" });
+  const csm = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" }));
+  const noSlack = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" }));
+  const databaseUrl = await databaseUrlOf(t);
 
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   connection.on("error", () => {});
   const startWorker = () =>
     createWorker({
-      db: t.db,
+      database: t.database,
       connection,
       prefix,
       clock,
@@ -71,13 +88,16 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
   const worker = options.startWorker === false ? null : startWorker();
   await worker?.ready();
 
-  const query = <R>(sql: string, ...params: (string | number)[]) => t.db.$client.query(sql).all(...params) as R[];
+  /** One statement on either engine (`?` placeholders); PostgreSQL answers bigint columns as strings. */
+  const query = <R>(sql: string, ...params: (string | number | boolean | null)[]) => t.query<R>(sql, ...params);
 
   return {
     t,
     clock,
     prefix,
     redisUrl,
+    /** What a worker process started by the test sets as `DATABASE_URL`. */
+    databaseUrl,
     slack,
     smtp,
     worker,
@@ -85,6 +105,7 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
     connection,
     users: { csm: csm.id, noSlack: noSlack.id },
     query,
+    count: t.count,
     deliveries: (onboardingId: string) =>
       query<{ kind: string; status: string; detail: string; attempts: number; target: string | null }>(
         "SELECT kind, status, detail, attempts, target FROM deliveries WHERE onboarding_id = ? ORDER BY kind",
@@ -92,7 +113,7 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
       ),
     /** Every outbox row's effect recorded as done, and every job of both queues finished. */
     settled: async () => {
-      const unfinished = query<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE completed_at IS NULL")[0]!.n;
+      const unfinished = await t.count("outbox", "completed_at IS NULL");
       if (unfinished > 0) return false;
       for (const queue of Object.values(t.queues)) {
         const counts = await queue.getJobCounts("waiting", "active", "delayed", "prioritized", "waiting-children");

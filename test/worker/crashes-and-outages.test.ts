@@ -29,7 +29,7 @@ async function launchable(harness: SideEffectsHarness) {
 }
 
 const workerEnv = (harness: SideEffectsHarness, extra: Record<string, string> = {}) => ({
-  DATABASE_URL: `file:${harness.t.dbPath}`,
+  DATABASE_URL: harness.databaseUrl,
   REDIS_URL: harness.redisUrl,
   QUEUE_PREFIX: harness.prefix,
   SLACK_API_URL: harness.slack.url,
@@ -65,9 +65,9 @@ describe("crashes and outages", () => {
 
     const rescuer = h.startWorker();
     cleanups.push(() => rescuer.close(2000));
-    await waitFor(() => h!.deliveries(id).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the rescued DM", 20_000);
+    await waitFor(async () => (await h!.deliveries(id)).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the rescued DM", 20_000);
     expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(1);
-    expect(h.deliveries(id).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ attempts: 2, detail: "posted by an earlier attempt" });
+    expect((await h.deliveries(id)).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ attempts: 2, detail: "posted by an earlier attempt" });
     expect(h.slack.historyPages()).toBeGreaterThan(1); // it followed Slack's cursor
   });
 
@@ -78,7 +78,7 @@ describe("crashes and outages", () => {
 
     const rescuer = h.startWorker();
     cleanups.push(() => rescuer.close(2000));
-    const dm = await waitFor(() => h!.deliveries(id).find((d) => d.kind === "launch.slack_dm" && d.status !== "sending"), "the DM's outcome", 20_000);
+    const dm = await waitFor(async () => (await h!.deliveries(id)).find((d) => d.kind === "launch.slack_dm" && d.status !== "sending"), "the DM's outcome", 20_000);
     expect(dm).toMatchObject({ status: "uncertain", attempts: 2 });
     expect(dm!.detail).toContain("missing_scope");
     expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(1);
@@ -89,8 +89,8 @@ describe("crashes and outages", () => {
     const launch = await launchable(h);
     h.slack.failNext("conversations.open", "ratelimited", 429);
     const id = await launch();
-    await waitFor(() => h!.deliveries(id).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the retried DM", 20_000);
-    expect(h.deliveries(id).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ attempts: 2, detail: "direct message posted" });
+    await waitFor(async () => (await h!.deliveries(id)).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the retried DM", 20_000);
+    expect((await h.deliveries(id)).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ attempts: 2, detail: "direct message posted" });
     expect(h.slack.historyPages()).toBe(0);
   });
 
@@ -111,26 +111,26 @@ describe("crashes and outages", () => {
     const me = await h.t.call("GET", "/api/v1/me"); // served without Redis
     expect(me.status).toBe(200);
     // The launches' rows wait in the outbox, and the relay waits for Redis instead of spinning.
-    const waiting = h.query<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL AND name = 'launch.slack_dm'")[0]!.n;
+    const waiting = await h.count("outbox", "relayed_at IS NULL AND name = 'launch.slack_dm'");
     expect(waiting).toBe(2);
     await waitFor(() => h!.t.relay.waitingForRedis(), "the relay backing off");
 
     restarted = await startPrivateRedis({ port: redis.port });
     await waitFor(() => h!.settled(), "delivery after Redis returns", 30_000);
     await waitFor(
-      () => during.every((id) => h!.deliveries(id).filter((d) => d.status === "sent").length === 2),
+      async () => (await Promise.all(during.map((id) => h!.deliveries(id)))).every((rows) => rows.filter((d) => d.status === "sent").length === 2),
       "the automations made during the outage",
       30_000,
     );
 
     for (const id of [before, ...during]) {
-      expect(h.query("SELECT count(*) AS n FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
-      expect(h.query("SELECT count(*) AS n FROM phase_transitions WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
-      expect(h.query("SELECT count(*) AS n FROM calendar_entries WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
+      expect(await h.count("timeline_events", "onboarding_id = ?", id)).toBe(1);
+      expect(await h.count("phase_transitions", "onboarding_id = ?", id)).toBe(1);
+      expect(await h.count("calendar_entries", "onboarding_id = ?", id)).toBe(1);
     }
     expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(3);
     const requestId = me.headers.get("request-id")!;
-    await waitFor(() => h!.query("SELECT 1 FROM activity_entries WHERE request_id = ?", requestId).length === 1, "the outage's activity entry");
+    await waitFor(async () => (await h!.count("activity_entries", "request_id = ?", requestId)) === 1, "the outage's activity entry");
   });
 
   test("SIGTERM lets the worker finish its active job before it exits", async () => {
@@ -144,6 +144,6 @@ describe("crashes and outages", () => {
     await posted;
     child.kill("SIGTERM");
     expect(await exitWithin(child, 10_000)).toBe(0);
-    expect(h.deliveries(id).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "sent", attempts: 1 });
+    expect((await h.deliveries(id)).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "sent", attempts: 1 });
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { systemClock } from "../../shared/clock.ts";
+import { run } from "../../shared/db/flow.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../support/side-effects-harness.ts";
 
@@ -7,7 +8,7 @@ let h: SideEffectsHarness;
 let customer: { id: string };
 beforeAll(async () => {
   h = await createSideEffectsHarness();
-  h.t.db.$client.run("UPDATE organizations SET launch_recap_enabled = 1 WHERE slug = 'acme'");
+  await h.query("UPDATE organizations SET launch_recap_enabled = TRUE WHERE slug = 'acme'");
   customer = (await h.t.call("POST", "/api/v1/customers", { body: { name: "Globex" } })).body;
   await h.t.call("POST", `/api/v1/customers/${customer.id}/contacts`, { body: { name: "Ada", email: "ada@globex.example", is_primary: true } });
 });
@@ -29,15 +30,15 @@ describe("launch automations", () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]!.channel).toBe("DUCSM1");
     expect(sent[0]!.text).toContain("Globex");
-    expect(h.query("SELECT kind, title FROM calendar_entries WHERE onboarding_id = ?", id)).toEqual([
+    expect(await h.query("SELECT kind, title FROM calendar_entries WHERE onboarding_id = ?", id)).toEqual([
       { kind: "launch", title: expect.stringContaining("Launch: Globex") },
     ]);
-    const drafts = h.query<{ to_address: string; raw: string }>("SELECT to_address, raw FROM email_drafts WHERE onboarding_id = ?", id);
+    const drafts = await h.query<{ to_address: string; raw: string }>("SELECT to_address, raw FROM email_drafts WHERE onboarding_id = ?", id);
     expect(drafts).toHaveLength(1);
     expect(drafts[0]!.to_address).toBe("ada@globex.example");
     expect(drafts[0]!.raw).toContain("Subject: Launch recap: Globex");
     expect(h.smtp.received).toHaveLength(0); // a draft is stored, never sent
-    expect(h.deliveries(id)).toEqual([
+    expect(await h.deliveries(id)).toEqual([
       { kind: "launch.calendar_entry", status: "sent", detail: "calendar entry created", attempts: 1, target: customer.id },
       { kind: "launch.recap_email", status: "sent", detail: "draft stored (not sent)", attempts: 1, target: "ada@globex.example" },
       { kind: "launch.slack_dm", status: "sent", detail: "direct message posted", attempts: 1, target: "UCSM1" },
@@ -46,10 +47,10 @@ describe("launch automations", () => {
 
   test("the phase change's timeline event and phase-transition record are written once", async () => {
     const id = await launch(h.t.keys.live, null);
-    expect(h.query("SELECT kind, data, actor FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([
+    expect(await h.query("SELECT kind, data, actor FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([
       { kind: "phase_changed", data: '{"from":"before_getting_started","to":"launch"}', actor: "crm-sync" },
     ]);
-    const transitions = h.query<{ from_phase: string; to_phase: string; actor: string; sla_suspended_seconds: number }>(
+    const transitions = await h.query<{ from_phase: string; to_phase: string; actor: string; sla_suspended_seconds: number }>(
       "SELECT from_phase, to_phase, actor, sla_suspended_seconds FROM phase_transitions WHERE onboarding_id = ?",
       id,
     );
@@ -64,53 +65,53 @@ describe("launch automations", () => {
     expect(await h.t.queues.outbound.getJobs(["waiting", "active", "delayed", "completed", "failed"])).not.toContainEqual(
       expect.objectContaining({ data: expect.objectContaining({ onboarding_id: id }) }),
     );
-    expect(h.deliveries(id)).toEqual([]);
+    expect(await h.deliveries(id)).toEqual([]);
     // The records are still written, with the test key as actor.
-    expect(h.query("SELECT actor FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([{ actor: "ci-suite" }]);
+    expect(await h.query("SELECT actor FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([{ actor: "ci-suite" }]);
   });
 
   test("no CSM is skipped; a CSM without Slack fails at once and is not retried", async () => {
     const none = await launch(h.t.keys.live, null);
-    expect(h.deliveries(none).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "skipped", detail: "no CSM assigned", attempts: 1 });
+    expect((await h.deliveries(none)).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "skipped", detail: "no CSM assigned", attempts: 1 });
     const unlinked = await launch(h.t.keys.live, h.users.noSlack);
-    expect(h.deliveries(unlinked).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1, detail: expect.stringContaining("no Slack user id") });
+    expect((await h.deliveries(unlinked)).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1, detail: expect.stringContaining("no Slack user id") });
     const stranger = await launch(h.t.keys.live, "usr_not_in_this_workspace");
-    expect(h.deliveries(stranger).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1 });
+    expect((await h.deliveries(stranger)).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1 });
   });
 
   test("an unknown Slack user fails permanently; a transient Slack error is retried", async () => {
     // A user of its own: the other tests' users stay as they are, whatever the order.
-    const departed = addUser(h.t.db, systemClock, { workspaceSlug: "acme", name: "Departed", email: "departed@acme.example", slackUserId: "UGONE" });
+    const departed = await run(addUser(h.t.database, systemClock, { workspaceSlug: "acme", name: "Departed", email: "departed@acme.example", slackUserId: "UGONE" }));
     const gone = await launch(h.t.keys.live, departed.id);
-    expect(h.deliveries(gone).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1, detail: "Slack refused: user_not_found" });
+    expect((await h.deliveries(gone)).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "failed", attempts: 1, detail: "Slack refused: user_not_found" });
 
     h.slack.failNext("chat.postMessage", "internal_error", 500);
     const flaky = await launch(h.t.keys.live, h.users.csm);
-    await waitFor(() => h.deliveries(flaky).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the retried DM", 20_000);
-    expect(h.deliveries(flaky).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "sent", attempts: 2 });
+    await waitFor(async () => (await h.deliveries(flaky)).find((d) => d.kind === "launch.slack_dm")?.status === "sent", "the retried DM", 20_000);
+    expect((await h.deliveries(flaky)).find((d) => d.kind === "launch.slack_dm")).toMatchObject({ status: "sent", attempts: 2 });
   });
 
   test("a job that runs again writes nothing twice and sends nothing twice", async () => {
     const id = await launch(h.t.keys.live, h.users.csm);
     const sentBefore = h.slack.messages.length;
-    const rows = h.query<{ id: number }>("SELECT id FROM outbox WHERE payload LIKE ?", `%${id}%`);
+    const rows = await h.query<{ id: number | string }>("SELECT id FROM outbox WHERE payload LIKE ?", `%${id}%`);
     // Forget the finished jobs in Redis and relay the same rows again: the same job ids run a second time.
     for (const queue of Object.values(h.t.queues)) await queue.clean(0, 10_000, "completed");
-    h.t.db.$client.run(`UPDATE outbox SET relayed_at = NULL WHERE id IN (${rows.map((r) => r.id).join(",")})`);
+    await h.query(`UPDATE outbox SET relayed_at = NULL WHERE id IN (${rows.map((r) => Number(r.id)).join(",")})`);
     await h.t.relay.kick();
     await waitFor(() => h.settled(), "the second run");
     expect(h.slack.messages.length).toBe(sentBefore);
-    expect(h.query("SELECT count(*) AS n FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
-    expect(h.query("SELECT count(*) AS n FROM calendar_entries WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
-    expect(h.query("SELECT count(*) AS n FROM email_drafts WHERE onboarding_id = ?", id)).toEqual([{ n: 1 }]);
-    expect(h.deliveries(id).every((d) => d.attempts === 1)).toBe(true);
+    expect(await h.count("timeline_events", "onboarding_id = ?", id)).toBe(1);
+    expect(await h.count("calendar_entries", "onboarding_id = ?", id)).toBe(1);
+    expect(await h.count("email_drafts", "onboarding_id = ?", id)).toBe(1);
+    expect((await h.deliveries(id)).every((d) => d.attempts === 1)).toBe(true);
   });
 
   test("every authenticated call leaves an activity entry", async () => {
     const response = await h.t.call("GET", "/api/v1/me");
     const requestId = response.headers.get("request-id")!;
-    await waitFor(() => h.query("SELECT 1 FROM activity_entries WHERE request_id = ?", requestId).length === 1, "the activity entry");
-    expect(h.query("SELECT actor, method, route, status FROM activity_entries WHERE request_id = ?", requestId)).toEqual([
+    await waitFor(async () => (await h.count("activity_entries", "request_id = ?", requestId)) === 1, "the activity entry");
+    expect(await h.query("SELECT actor, method, route, status FROM activity_entries WHERE request_id = ?", requestId)).toEqual([
       { actor: "crm-sync", method: "GET", route: "/api/v1/me", status: 200 },
     ]);
   });

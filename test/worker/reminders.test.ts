@@ -26,7 +26,7 @@ async function scan() {
   return result.queued;
 }
 
-const reminders = (id: string) => h.deliveries(id).filter((d) => d.kind.startsWith("reminder."));
+const reminders = async (id: string) => (await h.deliveries(id)).filter((d) => d.kind.startsWith("reminder."));
 
 describe("reminders", () => {
   test("one e-mail and one Slack message per period of waiting, never for test-key records", async () => {
@@ -40,7 +40,7 @@ describe("reminders", () => {
     expect(h.smtp.received).toHaveLength(1);
     expect(h.smtp.received[0]!.to).toEqual(["alice@umbrella.example"]);
     expect(h.smtp.received[0]!.raw).toContain("Subject: Reminder: Umbrella onboarding is waiting on you");
-    expect(reminders(both).map((d) => `${d.kind}:${d.status}`)).toEqual(["reminder.email:sent", "reminder.slack:sent"]);
+    expect((await reminders(both)).map((d) => `${d.kind}:${d.status}`)).toEqual(["reminder.email:sent", "reminder.slack:sent"]);
 
     expect(await scan()).toBe(0); // the same period is never reminded twice
     expect(h.smtp.received).toHaveLength(1);
@@ -48,20 +48,20 @@ describe("reminders", () => {
     clock.advanceSeconds(DAY);
     expect(await scan()).toBe(2); // period 2 of `both`, period 1 of `slackOnly`
     expect(h.smtp.received).toHaveLength(2);
-    expect(reminders(slackOnly).map((d) => d.kind)).toEqual(["reminder.slack"]);
+    expect((await reminders(slackOnly)).map((d) => d.kind)).toEqual(["reminder.slack"]);
     expect(h.slack.messages.filter((m) => m.text.includes("waiting on the customer"))).toHaveLength(3);
-    expect(reminders(byTestKey)).toEqual([]);
+    expect((await reminders(byTestKey))).toEqual([]);
   });
 
   test("an onboarding that stops waiting gets no further reminders", async () => {
     const id = await waitingOnboarding({ reminder_slack: false });
     clock.advanceSeconds(DAY + 1);
     await scan();
-    expect(reminders(id)).toHaveLength(1);
+    expect((await reminders(id))).toHaveLength(1);
     await h.t.call("PATCH", `/api/v1/onboardings/${id}`, { body: { waiting_on_customer: false, state: "active" } });
     clock.advanceSeconds(5 * DAY);
     await scan();
-    expect(reminders(id)).toHaveLength(1);
+    expect((await reminders(id))).toHaveLength(1);
   });
 
   test("without SMTP_URL reminder e-mails are written as .eml files", async () => {

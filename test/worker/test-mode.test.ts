@@ -7,7 +7,7 @@ const clock = new ManualClock();
 let h: SideEffectsHarness;
 beforeAll(async () => {
   h = await createSideEffectsHarness({ clock });
-  h.t.db.$client.run("UPDATE organizations SET launch_recap_enabled = 1 WHERE slug = 'acme'");
+  await h.query("UPDATE organizations SET launch_recap_enabled = TRUE WHERE slug = 'acme'");
 });
 afterAll(() => h.close());
 
@@ -28,8 +28,8 @@ describe("test-mode keys", () => {
     expect(Object.values(outbound).every((n) => n === 0)).toBe(true);
     expect(h.slack.messages).toEqual([]);
     expect(h.smtp.received).toEqual([]);
-    expect(h.query("SELECT count(*) AS n FROM deliveries")).toEqual([{ n: 0 }]);
-    expect(h.query("SELECT count(*) AS n FROM timeline_events WHERE onboarding_id = ?", onboarding.id)).toEqual([{ n: 4 }]);
-    expect(h.query("SELECT count(*) AS n FROM phase_transitions WHERE onboarding_id = ?", onboarding.id)).toEqual([{ n: 4 }]);
+    expect(await h.count("deliveries")).toBe(0);
+    expect(await h.count("timeline_events", "onboarding_id = ?", onboarding.id)).toBe(4);
+    expect(await h.count("phase_transitions", "onboarding_id = ?", onboarding.id)).toBe(4);
   });
 });

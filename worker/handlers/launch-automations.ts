@@ -1,5 +1,4 @@
 import { PermanentFailure } from "../failures.ts";
-import { createOutboundStore } from "../outbound.store.ts";
 import { composeMessage } from "../mailer.ts";
 import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
 import { directMessageOutcome } from "../slack.ts";
@@ -12,9 +11,9 @@ import type { QueueHandlers } from "./types.ts";
  */
 export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound">, "launch.slack_dm" | "launch.calendar_entry" | "launch.recap_email"> {
   const { deliveries, lookups, slack } = deps;
-  const store = createOutboundStore(deps.db);
-  const context = (onboardingId: string) => {
-    const found = lookups.onboarding(onboardingId);
+  const store = deps.stores.outbound;
+  const context = async (onboardingId: string) => {
+    const found = await lookups.onboarding(onboardingId);
     if (!found) throw new PermanentFailure(`onboarding ${onboardingId} does not exist`);
     return found;
   };
@@ -23,8 +22,8 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
     "launch.slack_dm": (p, job) =>
       deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "launch.slack_dm", target: p.csm_id }, async (attempt) => {
         if (p.csm_id === null) return { status: "skipped", detail: "no CSM assigned" };
-        const slackUserId = csmSlackUser(lookups, p.org_id, p.csm_id);
-        const onboarding = context(p.onboarding_id);
+        const slackUserId = await csmSlackUser(lookups, p.org_id, p.csm_id);
+        const onboarding = await context(p.onboarding_id);
         const result = await slack.directMessage({
           orgId: p.org_id,
           slackUserId,
@@ -38,8 +37,8 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
 
     "launch.calendar_entry": (p, job) =>
       deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "launch.calendar_entry", target: p.customer_id }, async () => {
-        const onboarding = context(p.onboarding_id);
-        store.calendarEntry({
+        const onboarding = await context(p.onboarding_id);
+        await store.calendarEntry({
           source: job.id!,
           orgId: p.org_id,
           customerId: p.customer_id,
@@ -52,9 +51,9 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
 
     "launch.recap_email": (p, job) =>
       deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "launch.recap_email", target: null }, async () => {
-        const contact = lookups.primaryContact(p.customer_id);
+        const contact = await lookups.primaryContact(p.customer_id);
         if (!contact?.email) return { status: "skipped", detail: "the customer has no primary contact with an e-mail address" };
-        const onboarding = context(p.onboarding_id);
+        const onboarding = await context(p.onboarding_id);
         const subject = `Launch recap: ${onboarding.customerName}`;
         const raw = await composeMessage({
           from: deps.mailFrom,
@@ -63,7 +62,7 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
           text: `Hello ${contact.name},\n\n${onboarding.customerName} is live. Here is a recap of the onboarding (#${onboarding.displayId}) so far.\n\n`,
           headers: { "X-Onboarding-Id": p.onboarding_id },
         });
-        store.emailDraft({ source: job.id!, orgId: p.org_id, onboardingId: p.onboarding_id, to: contact.email, subject, raw, now: deps.clock.nowMicros() });
+        await store.emailDraft({ source: job.id!, orgId: p.org_id, onboardingId: p.onboarding_id, to: contact.email, subject, raw, now: deps.clock.nowMicros() });
         return { status: "sent", detail: "draft stored (not sent)", target: contact.email };
       }),
   };

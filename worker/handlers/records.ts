@@ -1,14 +1,11 @@
-import type { Db } from "../../shared/db/client.ts";
-import { createRecordsStore } from "../records.store.ts";
+import type { WorkerStores } from "../stores.ts";
 import type { QueueHandlers } from "./types.ts";
 
 /**
  * The `records` queue: internal records of what happened. Every insert is keyed by the job
  * (or, for activity, by the request id), so a job that runs twice writes once.
  */
-export function recordHandlers(db: Db, scanReminders: () => Promise<unknown>): QueueHandlers<"records"> {
-  const store = createRecordsStore(db);
-
+export function recordHandlers(store: WorkerStores["records"], scanReminders: () => Promise<unknown>): QueueHandlers<"records"> {
   return {
     "timeline.phase_changed": async (p, job) =>
       store.phaseChanged({
