@@ -9,7 +9,8 @@ import { spawn, type Subprocess } from "bun";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadConfigOrExit } from "../shared/config.ts";
-import { closeDatabase, openDatabase } from "../shared/db/client.ts";
+import { run } from "../shared/db/flow.ts";
+import { openConfiguredDatabase } from "../shared/db/open.ts";
 import { listWorkspaces } from "../shared/workspaces.ts";
 import { ensureSecrets } from "./ensure-secrets.ts";
 import { redisAnswers, startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
@@ -66,10 +67,10 @@ async function tellNextStep(): Promise<void> {
     return;
   }
   say(`API at ${config.publicUrl}/api/v1; reference at ${config.publicUrl}/api/v1/docs`);
-  if (config.database.engine !== "sqlite") return;
-  const db = openDatabase(config.database.path);
-  const workspaces = listWorkspaces(db).length;
-  closeDatabase(db);
+  const database = await openConfiguredDatabase(config.database).catch(() => null);
+  if (!database) return; // the API says why it cannot reach it
+  const workspaces = (await run(listWorkspaces(database))).length;
+  await database.close();
   if (workspaces > 0) return;
   const tokenAt = process.env.ADMIN_TOKEN ? "the ADMIN_TOKEN environment variable" : `ADMIN_TOKEN in ${secrets.file}`;
   say(
