@@ -37,19 +37,6 @@ export interface HarnessOptions {
 }
 
 /**
- * The `DATABASE_URL` a worker process started by a test uses to reach the app's database. On
- * PostgreSQL the test app does not say its database's URL (test/support/test-app.ts keeps it
- * to itself), so it is rebuilt here from the server's URL and the database's name.
- */
-async function databaseUrlOf(t: TestApp): Promise<string> {
-  if (t.database.engine === "sqlite") return `file:${t.dbPath}`;
-  const [row] = await t.query<{ name: string }>("SELECT current_database() AS name");
-  const url = new URL(testPostgresUrl()!);
-  url.pathname = `/${row!.name}`;
-  return url.toString();
-}
-
-/**
  * The API app and an in-process worker over one database (SQLite file or PostgreSQL database,
  * as `TEST_ENGINE` says) and one Redis key prefix, with a loopback Slack stand-in and a real
  * SMTP sink: every outbound effect is observable.
@@ -67,7 +54,7 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
   const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis, app: { outboxReconcileAfterMs: options.outboxReconcileAfterMs } });
   const csm = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" }));
   const noSlack = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" }));
-  const databaseUrl = await databaseUrlOf(t);
+  const { databaseUrl } = t;
 
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   connection.on("error", () => {});

@@ -194,6 +194,8 @@ export async function createTestApp(
     /** The SQLite handle (undefined on PostgreSQL): for suites about SQLite itself. */
     db: (database.engine === "sqlite" ? database.db : undefined) as Db,
     dbPath: fresh.path,
+    /** The `DATABASE_URL` a second process (a worker, another API) uses to reach this database. */
+    databaseUrl: fresh.url ?? `file:${fresh.path}`,
     query: fresh.query,
     count: fresh.count,
     redis,
