@@ -10,7 +10,6 @@ import { createMailer } from "../../worker/mailer.ts";
 import { createWorker } from "../../worker/worker.ts";
 import { startSlackStandIn } from "./slack-stand-in.ts";
 import { startSmtpSink } from "./smtp-sink.ts";
-import { testPostgresUrl } from "./postgres.ts";
 import { createTestApp, testRedisUrl, uniquePrefix, type TestApp } from "./test-app.ts";
 
 /** Polls until `check` returns a truthy value (or throws with what it last saw). */
