@@ -9,14 +9,14 @@ import { formatMicrosOrNull, systemClock } from "../shared/clock.ts";
 import { ConfigError } from "../shared/errors.ts";
 import { databaseFromEnv, loadConfig, redactPassword, withStoredSecrets, type DatabaseConfig } from "../shared/config.ts";
 import { CopyRefused, copySqliteToPostgres } from "../shared/db/copy.store.ts";
+import type { Database } from "../shared/db/database.ts";
+import { run, type Flow } from "../shared/db/flow.ts";
 import { closePostgres, openPostgres, type PgDb } from "../shared/db/postgres.ts";
 import { listDeliveries, listTimeline } from "./reports.ts";
-import { closeDatabase, openDatabase, type Db } from "../shared/db/client.ts";
-import { openConfiguredDatabase } from "../shared/db/open.ts";
+import { DatabaseUnreachable, openConfiguredDatabase } from "../shared/db/open.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
 import type { RateLimitTier } from "../shared/domain.ts";
 import { issueInvite } from "../shared/invites.ts";
-import { writeTransaction } from "../shared/db/client.ts";
 import type { UserRole } from "../shared/db/schema.ts";
 import {
   addUser,
@@ -49,7 +49,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
 (\`org\` and \`--org\` are accepted as older spellings of \`workspace\` and \`--workspace\`.)
 
-Reads DATABASE_URL (default file:./data/onboarding.sqlite) and, for the Slack token,
+Reads DATABASE_URL (a SQLite file:… or a postgres://… URL; default file:./data/onboarding.sqlite) and, for the Slack token,
 SECRET_KEY (from the environment or DATA_DIR/secrets.json). --slack-token-file reads the
 token from a file, or from standard input with '-'; --slack-token TOKEN also works but
 puts the token where \`ps\` shows it to every user of the machine. An administrator's invite
@@ -137,18 +137,22 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
 
 type Context = { secretKey: string | null; publicUrl: string };
 
-const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Output> = {
-  "workspace create": (db, flags) => {
-    const org = workspaceJson(createWorkspace(db, systemClock, { slug: required(flags, "slug"), name: required(flags, "name") }));
+/**
+ * Every command is a flow over the configured database (shared/db/flow.ts): `run` drives it
+ * synchronously on SQLite and asynchronously on PostgreSQL, from the same code.
+ */
+const COMMANDS: Record<string, (database: Database, flags: Flags, context: Context) => Flow<Output>> = {
+  "workspace create": function* (database, flags) {
+    const org = workspaceJson(yield* createWorkspace(database, systemClock, { slug: required(flags, "slug"), name: required(flags, "name") }));
     return { json: org, text: `Created workspace ${org.slug} (${org.id}).` };
   },
-  "workspace list": (db) => {
-    const data = listWorkspaces(db).map(workspaceJson);
+  "workspace list": function* (database) {
+    const data = (yield* listWorkspaces(database)).map(workspaceJson);
     return { json: { object: "list", data }, text: table(data, ["id", "slug", "name"]) };
   },
-  "key create": (db, flags) => {
+  "key create": function* (database, flags) {
     const tier = (flags.tier ?? "default") as RateLimitTier;
-    const { row, key } = createApiKey(db, systemClock, {
+    const { row, key } = yield* createApiKey(database, systemClock, {
       workspaceSlug: required(flags, "workspace"),
       name: required(flags, "name"),
       mode: flags.test ? "test" : "live",
@@ -157,20 +161,20 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     const json = { object: "api_key", id: row.id, name: row.name, prefix: row.prefix, mode: row.mode, rate_limit_tier: row.rateLimitTier, key };
     return { json, text: `Created ${row.mode} key '${row.name}' (${row.id}).\nKey (shown only now, store it safely): ${key}` };
   },
-  "key list": (db, flags) => {
-    const data = listApiKeys(db, required(flags, "workspace")).map(keyJson);
+  "key list": function* (database, flags) {
+    const data = (yield* listApiKeys(database, required(flags, "workspace"))).map(keyJson);
     return {
       json: { object: "list", data },
       text: table(data, ["id", "name", "prefix", "mode", "rate_limit_tier", "created_at", "revoked_at", "last_used_at", "last_used_ip", "request_count"]),
     };
   },
-  "key revoke": (db, flags) => {
-    const key = keyJson(revokeApiKey(db, systemClock, required(flags, "id")));
+  "key revoke": function* (database, flags) {
+    const key = keyJson(yield* revokeApiKey(database, systemClock, required(flags, "id")));
     return { json: key, text: `Revoked key '${key.name}' (${key.id}).` };
   },
-  "workspace update": (db, flags, context) => {
+  "workspace update": function* (database, flags, context) {
     const org = workspaceJson(
-      updateWorkspace(db, {
+      yield* updateWorkspace(database, {
         slug: required(flags, "slug"),
         slackToken: slackToken(flags),
         launchRecap: onOff(flags["launch-recap"], "--launch-recap"),
@@ -179,40 +183,40 @@ const COMMANDS: Record<string, (db: Db, flags: Flags, context: Context) => Outpu
     );
     return { json: org, text: `Updated workspace ${org.slug}: launch recap ${org.launch_recap_enabled ? "on" : "off"}, Slack token ${org.slack_token_set ? "set" : "not set"}.` };
   },
-  "user add": (db, flags, context) => {
+  "user add": function* (database, flags, context) {
     const role = (flags.role ?? "member") as UserRole;
-    const { user, invite } = writeTransaction(db, () => {
-      const user = addUser(db, systemClock, {
+    const { user, invite } = yield* database.transaction(function* () {
+      const user = yield* addUser(database, systemClock, {
         workspaceSlug: required(flags, "workspace"),
         name: required(flags, "name"),
         email: required(flags, "email"),
         slackUserId: flags["slack-user-id"] as string | undefined,
         role,
       });
-      return { user, invite: user.role === "admin" ? issueInvite(db, systemClock, user, context.publicUrl) : null };
+      return { user, invite: user.role === "admin" ? yield* issueInvite(database, systemClock, user, context.publicUrl) : null };
     });
     const json = { ...userJson(user), invite_url: invite?.url ?? null, invite_expires_at: formatMicrosOrNull(invite?.expiresAt ?? null) };
     const text = `Added ${user.name} (${user.id}, ${user.role}).` + (invite ? `\nInvite link (one use, valid 24 h): ${invite.url}` : "");
     return { json, text };
   },
-  "user reset-password": (db, flags, context) => {
-    const user = findUserByEmail(db, required(flags, "workspace"), required(flags, "email"));
-    const invite = writeTransaction(db, () => issueInvite(db, systemClock, user, context.publicUrl));
+  "user reset-password": function* (database, flags, context) {
+    const user = yield* findUserByEmail(database, required(flags, "workspace"), required(flags, "email"));
+    const invite = yield* database.transaction(() => issueInvite(database, systemClock, user, context.publicUrl));
     return {
       json: { ...userJson(user), invite_url: invite.url, invite_expires_at: formatMicrosOrNull(invite.expiresAt) },
       text: `New link for ${user.email} to set a password (one use, valid 24 h): ${invite.url}`,
     };
   },
-  "user list": (db, flags) => {
-    const data = listUsers(db, required(flags, "workspace")).map(userJson);
+  "user list": function* (database, flags) {
+    const data = (yield* listUsers(database, required(flags, "workspace"))).map(userJson);
     return { json: { object: "list", data }, text: table(data, ["id", "name", "email", "slack_user_id", "created_at"]) };
   },
-  "timeline list": (db, flags) => {
-    const data = listTimeline(db, required(flags, "workspace"), required(flags, "customer"));
+  "timeline list": function* (database, flags) {
+    const data = yield* listTimeline(database, required(flags, "workspace"), required(flags, "customer"));
     return { json: { object: "list", data }, text: table(data, ["at", "kind", "onboarding_id", "from", "to", "actor"]) };
   },
-  "effects list": (db, flags) => {
-    const data = listDeliveries(db, required(flags, "workspace"), flags.onboarding as string | undefined);
+  "effects list": function* (database, flags) {
+    const data = yield* listDeliveries(database, required(flags, "workspace"), flags.onboarding as string | undefined);
     return { json: { object: "list", data }, text: table(data, ["created_at", "kind", "onboarding_id", "target", "status", "attempts", "detail"]) };
   },
 };
@@ -225,14 +229,17 @@ async function copyDatabase(flags: Flags, database: DatabaseConfig): Promise<Out
   const to = required(flags, "to");
   const target = databaseFromEnv({ DATABASE_URL: to });
   if (target.engine !== "postgres") throw new OperatorError(`--to must be a postgres:// or postgresql:// URL (got '${redactPassword(to)}').`);
-  if (database.engine !== "sqlite") throw new OperatorError("db copy reads a SQLite database: set DATABASE_URL to its file (file:…).");
-  const source = openDatabase(database.path);
+  if (database.engine !== "sqlite") {
+    throw new OperatorError("db copy reads a SQLite database, but DATABASE_URL names PostgreSQL: set DATABASE_URL to the SQLite file to copy (file:…).");
+  }
+  const source = await openConfiguredDatabase(database);
+  if (source.engine !== "sqlite") throw new Error("a file: DATABASE_URL opened as PostgreSQL");
   let pg: PgDb | undefined;
   try {
     pg = await openPostgres(target.url, { poolSize: 1, statementTimeoutMs: 600_000 }).catch((error: Error) => {
       throw new OperatorError(`cannot open ${redactPassword(target.url)}: ${error.message}`);
     });
-    const report = await copySqliteToPostgres(source, pg).catch((error: Error) => {
+    const report = await copySqliteToPostgres(source.db, pg).catch((error: Error) => {
       throw error instanceof CopyRefused ? new OperatorError(error.message) : error;
     });
     const lines = Object.entries(report.tables).map(([name, n]) => `${name.padEnd(20)} ${n}`);
@@ -241,7 +248,7 @@ async function copyDatabase(flags: Flags, database: DatabaseConfig): Promise<Out
       text: `Copied ${report.total} rows into ${redactPassword(target.url)} (row counts verified):\n${lines.join("\n")}`,
     };
   } finally {
-    closeDatabase(source);
+    source.close();
     if (pg) await closePostgres(pg);
   }
 }
@@ -292,9 +299,12 @@ async function main(argv: string[]): Promise<number> {
     if (name === "db copy") {
       output = await copyDatabase(values, config.database);
     } else {
-      const db = openConfiguredDatabase(config.database);
-      output = command!(db, values, { secretKey: config.secretKey, publicUrl: config.publicUrl });
-      closeDatabase(db);
+      const database = await openConfiguredDatabase(config.database);
+      try {
+        output = await run(command!(database, values, { secretKey: config.secretKey, publicUrl: config.publicUrl }));
+      } finally {
+        await database.close();
+      }
     }
     console.log(values.json ? JSON.stringify(output.json) : output.text);
     return 0;
@@ -302,6 +312,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof OperatorError || error instanceof ConfigError) {
       console.error(`Error: ${error.message}`);
       return 1;
+    }
+    if (error instanceof DatabaseUnreachable) {
+      console.error(`Database unavailable: ${error.message}`);
+      return 69;
     }
     throw error;
   }

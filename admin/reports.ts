@@ -1,27 +1,33 @@
 import { formatMicros } from "../shared/clock.ts";
-import type { Db } from "../shared/db/client.ts";
+import type { Database } from "../shared/db/database.ts";
+import { use, type Flow } from "../shared/db/flow.ts";
 import { findWorkspace, OperatorError } from "../shared/workspaces.ts";
-import { reportsStore as store } from "./reports.store.ts";
+import { adminStores } from "./stores.ts";
+
+/*
+ * The command line's reports, as flows (shared/db/flow.ts) over either engine: run them with
+ * `await run(listTimeline(database, …))`.
+ */
 
 /** `id`, or `display_id` when made only of digits, within one workspace. */
-function resolveRef(db: Db, table: "customers" | "onboardings", orgId: string, ref: string): string {
-  const id = store.idByRef(db, table, orgId, ref);
+function* resolveRef(database: Database, table: "customers" | "onboardings", orgId: string, ref: string): Flow<string> {
+  const id = yield* use(adminStores(database).reports.idByRef(table, orgId, ref));
   if (!id) throw new OperatorError(`No ${table.slice(0, -1)} '${ref}' in this workspace.`);
   return id;
 }
 
 /** A customer's timeline, oldest first: what the worker recorded from phase changes. */
-export function listTimeline(db: Db, workspaceSlug: string, customerRef: string) {
-  const org = findWorkspace(db, workspaceSlug);
-  const customerId = resolveRef(db, "customers", org.id, customerRef);
-  return store
-    .timelineOf(db, customerId)
-    .map((r) => ({ object: "timeline_event", kind: r.kind, onboarding_id: r.onboardingId, ...JSON.parse(r.data), actor: r.actor, at: formatMicros(r.at) }));
+export function* listTimeline(database: Database, workspaceSlug: string, customerRef: string) {
+  const org = yield* findWorkspace(database, workspaceSlug);
+  const customerId = yield* resolveRef(database, "customers", org.id, customerRef);
+  const rows = yield* use(adminStores(database).reports.timelineOf(customerId));
+  return rows.map((r) => ({ object: "timeline_event", kind: r.kind, onboarding_id: r.onboardingId, ...JSON.parse(r.data), actor: r.actor, at: formatMicros(r.at) }));
 }
 
 /** Every outbound effect with its outcome, newest first. */
-export function listDeliveries(db: Db, workspaceSlug: string, onboardingRef?: string) {
-  const org = findWorkspace(db, workspaceSlug);
-  const onboardingId = onboardingRef === undefined ? null : resolveRef(db, "onboardings", org.id, onboardingRef);
-  return store.deliveriesOf(db, org.id, onboardingId).map((r) => ({ object: "delivery", ...r, created_at: formatMicros(r.created_at), updated_at: formatMicros(r.updated_at) }));
+export function* listDeliveries(database: Database, workspaceSlug: string, onboardingRef?: string) {
+  const org = yield* findWorkspace(database, workspaceSlug);
+  const onboardingId = onboardingRef === undefined ? null : yield* resolveRef(database, "onboardings", org.id, onboardingRef);
+  const rows = yield* use(adminStores(database).reports.deliveriesOf(org.id, onboardingId));
+  return rows.map((r) => ({ object: "delivery", ...r, created_at: formatMicros(r.created_at), updated_at: formatMicros(r.updated_at) }));
 }

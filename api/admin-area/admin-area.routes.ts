@@ -7,7 +7,6 @@ import type { ApiStores } from "../stores.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { randomToken } from "../../shared/invites.ts";
 import { createAdminAreaService, type AdminAreaService } from "./admin-area.service.ts";
-import type { AdminAreaStore } from "./admin-area.store.ts";
 import { clientAddress, createGuards, htmlResponse, redirect, wrap, type Ctx } from "./http.ts";
 import { deadLinkPage, invitePage, loginPage } from "./pages/auth.ts";
 import { cookieSettings, createSessions } from "./session.ts";
@@ -43,7 +42,7 @@ export interface AdminAreaRouter {
 }
 
 export interface AdminAreaContext {
-  store: AdminAreaStore;
+  store: ApiStores["adminArea"];
   service: AdminAreaService;
   guards: ReturnType<typeof createGuards>;
   clock: Clock;
@@ -56,10 +55,8 @@ export interface AdminAreaContext {
  * behind ADMIN_TOKEN and know nothing of these sessions.
  */
 export function adminArea(options: AdminAreaOptions) {
-  const { database, clock, logger, publicUrl } = options;
-  // TODO(#10): the admin area awaits its store; until then it serves SQLite only.
-  const store = options.store as AdminAreaStore;
-  const service = createAdminAreaService({ db: (database as Extract<Database, { engine: "sqlite" }>).db, clock, store, publicUrl, secretKey: options.secretKey });
+  const { database, store, clock, logger, publicUrl } = options;
+  const service = createAdminAreaService({ database, clock, store, publicUrl, secretKey: options.secretKey });
   const sessions = createSessions(store, clock);
   const cookie = cookieSettings(publicUrl);
   const guards = createGuards({ sessions, cookie, publicUrl, logger });
@@ -72,12 +69,12 @@ export function adminArea(options: AdminAreaOptions) {
 
   router.get("/admin/assets/admin.css", asset("admin.css", "text/css; charset=utf-8"));
   router.get("/admin/assets/admin.js", asset("admin.js", "text/javascript; charset=utf-8"));
-  router.get("/admin", wrap(logger, (ctx) => redirect(guards.signedIn(ctx) ? "/admin/api-keys" : "/admin/login")));
+  router.get("/admin", wrap(logger, async (ctx) => redirect((await guards.signedIn(ctx)) ? "/admin/api-keys" : "/admin/login")));
 
   router.get(
     "/admin/login",
-    wrap(logger, (ctx) => {
-      if (guards.signedIn(ctx)) return redirect("/admin/api-keys");
+    wrap(logger, async (ctx) => {
+      if (await guards.signedIn(ctx)) return redirect("/admin/api-keys");
       const key = [...new URL(ctx.request.url).searchParams.keys()].find((k) => k in SIGNED_OUT_NOTICES);
       return htmlResponse(loginPage({ notice: key ? { kind: "ok", text: SIGNED_OUT_NOTICES[key]! } : null }));
     }),
@@ -91,22 +88,22 @@ export function adminArea(options: AdminAreaOptions) {
         // One message for every failure: unknown address, wrong password, not an administrator, throttled.
         return htmlResponse(loginPage({ email, notice: { kind: "error", text: "Sign-in failed. Check your e-mail and password, or try again later." } }), 401);
       }
-      return redirect("/admin/api-keys", { "set-cookie": cookie.set(sessions.start(user, clientAddress(ctx))) });
+      return redirect("/admin/api-keys", { "set-cookie": cookie.set(await sessions.start(user, clientAddress(ctx))) });
     }),
   );
   router.post(
     "/admin/logout",
-    guards.action((actor, _form, ctx) => {
-      service.signedOut(actor);
-      sessions.end(cookie.read(ctx.request));
+    guards.action(async (actor, _form, ctx) => {
+      await service.signedOut(actor);
+      await sessions.end(cookie.read(ctx.request));
       return redirect("/admin/login?signed_out", { "set-cookie": cookie.clear() });
     }),
   );
 
   router.get(
     "/admin/invite/:token",
-    wrap(logger, (ctx) => {
-      const invite = service.invite(ctx.params.token ?? "");
+    wrap(logger, async (ctx) => {
+      const invite = await service.invite(ctx.params.token ?? "");
       return invite ? htmlResponse(invitePage(invite.email, null)) : htmlResponse(deadLinkPage(), 404);
     }),
   );
@@ -114,7 +111,7 @@ export function adminArea(options: AdminAreaOptions) {
     "/admin/invite/:token",
     guards.publicAction(async (form, ctx) => {
       const token = ctx.params.token ?? "";
-      const invite = service.invite(token);
+      const invite = await service.invite(token);
       if (!invite) return htmlResponse(deadLinkPage(), 404);
       try {
         await service.setPassword(token, form.get("password") ?? "", clientAddress(ctx));

@@ -1,10 +1,12 @@
 import type { Clock } from "../../shared/clock.ts";
-import { writeTransaction, type Db } from "../../shared/db/client.ts";
+import type { Database } from "../../shared/db/database.ts";
+import { run, use, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
 import type { UserRole } from "../../shared/db/schema.ts";
 import type { KeyMode } from "../../shared/domain.ts";
 import { hashToken, issueInvite } from "../../shared/invites.ts";
 import { addUser, createApiKey, OperatorError, removeUser, revokeApiKey, updateWorkspace, updateUser } from "../../shared/workspaces.ts";
-import type { AdminAreaStore, SessionView } from "./admin-area.store.ts";
+import type { ApiStores } from "../stores.ts";
+import type { SessionView } from "./admin-area.store.ts";
 
 /** A refusal shown to the administrator on the page (bad input, a stale link). */
 export class AdminAreaError extends Error {
@@ -12,9 +14,9 @@ export class AdminAreaError extends Error {
 }
 
 export interface AdminAreaDeps {
-  db: Db;
+  database: Database;
   clock: Clock;
-  store: AdminAreaStore;
+  store: ApiStores["adminArea"];
   publicUrl: string;
   secretKey: string | null;
 }
@@ -46,42 +48,51 @@ const pageMessage = (error: unknown) => {
   throw error;
 };
 
-/** Runs an action; an operator's or administrator's mistake comes back as a message for the page. */
-export function attempt<T>(fn: () => T): { ok: true; value: T } | { ok: false; message: string } {
+/**
+ * Runs an action (plain or promised, as the engine answers); an operator's or administrator's
+ * mistake comes back as a message for the page.
+ */
+export async function attempt<T>(fn: () => MaybePromise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
   try {
-    return { ok: true, value: fn() };
+    return { ok: true, value: await fn() };
   } catch (error) {
     return { ok: false, message: pageMessage(error) };
   }
 }
 
+/*
+ * Every change of several statements is one `database.transaction` flow: on SQLite it runs
+ * synchronously inside BEGIN IMMEDIATE … COMMIT, on PostgreSQL as a real transaction. Password
+ * hashing (argon2id, slow on purpose) always happens before a transaction opens.
+ */
 export function createAdminAreaService(deps: AdminAreaDeps) {
-  const { db, clock, store } = deps;
+  const { database, clock, store } = deps;
 
-  const audit = (actor: AdminActor, action: string, target: string | null, detail: string | null = null) =>
-    store.audit({ orgId: actor.session.orgId, actorUserId: actor.session.userId, actor: actor.session.email, action, target, detail, address: actor.address, at: clock.nowMicros() });
+  function* audit(actor: AdminActor, action: string, target: string | null, detail: string | null = null): Flow<void> {
+    yield* use(store.audit({ orgId: actor.session.orgId, actorUserId: actor.session.userId, actor: actor.session.email, action, target, detail, address: actor.address, at: clock.nowMicros() }));
+  }
 
-  function throttled(bucket: string, limit: number): boolean {
-    const row = store.loginFailures(bucket);
+  function* throttled(bucket: string, limit: number): Flow<boolean> {
+    const row = yield* use(store.loginFailures(bucket));
     return row !== null && clock.nowMicros() - row.windowStartedAt < LOGIN_WINDOW_MICROS && row.failures >= limit;
   }
 
-  function countFailure(bucket: string): void {
+  function* countFailure(bucket: string): Flow<void> {
     const now = clock.nowMicros();
-    const row = store.loginFailures(bucket);
-    if (!row || now - row.windowStartedAt >= LOGIN_WINDOW_MICROS) store.putLoginFailures(bucket, now, 1);
-    else store.putLoginFailures(bucket, row.windowStartedAt, row.failures + 1);
+    const row = yield* use(store.loginFailures(bucket));
+    if (!row || now - row.windowStartedAt >= LOGIN_WINDOW_MICROS) yield* use(store.putLoginFailures(bucket, now, 1));
+    else yield* use(store.putLoginFailures(bucket, row.windowStartedAt, row.failures + 1));
   }
 
   /** The invite behind a link, when it is unused, unexpired and its user still an administrator. */
-  function findInvite(token: string) {
-    const invite = store.invite(hashToken(token));
+  function* findInvite(token: string) {
+    const invite = yield* use(store.invite(hashToken(token)));
     if (!invite || invite.usedAt !== null || invite.expiresAt <= clock.nowMicros() || invite.role !== "admin") return null;
     return invite;
   }
 
   return {
-    invite: findInvite,
+    invite: (token: string) => run(findInvite(token)),
 
     /**
      * Checks e-mail and password. Every failure looks the same to the caller (unknown
@@ -92,8 +103,8 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
       const email = emailInput.trim().toLowerCase();
       const accountBucket = `account:${email}`;
       const addressBucket = `address:${address ?? "unknown"}`;
-      if (throttled(accountBucket, LOGIN_LIMITS.account) || throttled(addressBucket, LOGIN_LIMITS.address)) return null;
-      const candidates = email === "" || password === "" ? [] : store.adminsByEmail(email);
+      if ((await run(throttled(accountBucket, LOGIN_LIMITS.account))) || (await run(throttled(addressBucket, LOGIN_LIMITS.address)))) return null;
+      const candidates = email === "" || password === "" ? [] : await store.adminsByEmail(email);
       let found: { id: string; orgId: string } | null = null;
       for (const candidate of candidates) {
         if (await Bun.password.verify(password, candidate.passwordHash)) {
@@ -102,24 +113,27 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
         }
       }
       if (candidates.length === 0) await Bun.password.verify(password || "x", await (dummyHash ??= hashPassword("not a real password")));
-      writeTransaction(db, () => {
-        if (!found) {
-          countFailure(accountBucket);
-          countFailure(addressBucket);
-          // A wrong password for a real administrator shows in that workspace's audit log.
-          for (const c of candidates) {
-            store.audit({ orgId: c.orgId, actorUserId: c.id, actor: email, action: "session.sign_in_failed", target: null, detail: null, address, at: clock.nowMicros() });
+      const signedIn = found;
+      await run(
+        database.transaction(function* () {
+          if (!signedIn) {
+            yield* countFailure(accountBucket);
+            yield* countFailure(addressBucket);
+            // A wrong password for a real administrator shows in that workspace's audit log.
+            for (const c of candidates) {
+              yield* use(store.audit({ orgId: c.orgId, actorUserId: c.id, actor: email, action: "session.sign_in_failed", target: null, detail: null, address, at: clock.nowMicros() }));
+            }
+            return;
           }
-          return;
-        }
-        store.clearLoginFailures(accountBucket);
-        store.audit({ orgId: found.orgId, actorUserId: found.id, actor: email, action: "session.sign_in", target: null, detail: null, address, at: clock.nowMicros() });
-      });
+          yield* use(store.clearLoginFailures(accountBucket));
+          yield* use(store.audit({ orgId: signedIn.orgId, actorUserId: signedIn.id, actor: email, action: "session.sign_in", target: null, detail: null, address, at: clock.nowMicros() }));
+        }),
+      );
       return found;
     },
 
-    signedOut(actor: AdminActor) {
-      audit(actor, "session.sign_out", null);
+    signedOut(actor: AdminActor): MaybePromise<void> {
+      return run(audit(actor, "session.sign_out", null));
     },
 
     /** Sets the password and spends the link; the user's other sessions end. */
@@ -128,88 +142,104 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
         throw new AdminAreaError(`The password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`);
       }
       const passwordHash = await hashPassword(password);
-      writeTransaction(db, () => {
-        const invite = findInvite(token);
-        if (!invite || !store.useInvite(hashToken(token), clock.nowMicros())) throw new AdminAreaError("This link has expired or was already used.");
-        store.setPassword(invite.orgId, invite.userId, passwordHash);
-        store.deleteSessionsOfUser(invite.userId);
-        store.audit({ orgId: invite.orgId, actorUserId: invite.userId, actor: invite.email, action: "user.password_set", target: invite.email, detail: null, address, at: clock.nowMicros() });
-      });
+      await run(
+        database.transaction(function* () {
+          const invite = yield* findInvite(token);
+          if (!invite || !(yield* use(store.useInvite(hashToken(token), clock.nowMicros())))) throw new AdminAreaError("This link has expired or was already used.");
+          yield* use(store.setPassword(invite.orgId, invite.userId, passwordHash));
+          yield* use(store.deleteSessionsOfUser(invite.userId));
+          yield* use(store.audit({ orgId: invite.orgId, actorUserId: invite.userId, actor: invite.email, action: "user.password_set", target: invite.email, detail: null, address, at: clock.nowMicros() }));
+        }),
+      );
     },
 
     createKey(actor: AdminActor, input: { name: string; mode: KeyMode }) {
-      return writeTransaction(db, () => {
-        // Keys made in the admin area get the default tier; only the operator sets another.
-        const { row, key } = createApiKey(db, clock, { workspaceSlug: actor.session.workspaceSlug, name: input.name, mode: input.mode, tier: "default", createdBy: actor.session.email });
-        audit(actor, "api_key.create", `${row.name} (${row.prefix}…)`, `mode ${row.mode}`);
-        return { row, key };
-      });
+      return run(
+        database.transaction(function* () {
+          // Keys made in the admin area get the default tier; only the operator sets another.
+          const { row, key } = yield* createApiKey(database, clock, { workspaceSlug: actor.session.workspaceSlug, name: input.name, mode: input.mode, tier: "default", createdBy: actor.session.email });
+          yield* audit(actor, "api_key.create", `${row.name} (${row.prefix}…)`, `mode ${row.mode}`);
+          return { row, key };
+        }),
+      );
     },
 
     /** Revokes a key of the administrator's own workspace; another workspace's key is "not found". */
     revokeKey(actor: AdminActor, keyId: string) {
-      return writeTransaction(db, () => {
-        const key = store.key(actor.session.orgId, keyId);
-        if (!key) throw new AdminAreaError("No such key in this workspace.");
-        if (key.revokedAt !== null) return key;
-        revokeApiKey(db, clock, key.id);
-        audit(actor, "api_key.revoke", `${key.name} (${key.prefix}…)`);
-        return key;
-      });
+      return run(
+        database.transaction(function* () {
+          const key = yield* use(store.key(actor.session.orgId, keyId));
+          if (!key) throw new AdminAreaError("No such key in this workspace.");
+          if (key.revokedAt !== null) return key;
+          yield* revokeApiKey(database, clock, key.id);
+          yield* audit(actor, "api_key.revoke", `${key.name} (${key.prefix}…)`);
+          return key;
+        }),
+      );
     },
 
     addUser(actor: AdminActor, input: { name: string; email: string; role: UserRole; slackUserId: string | null }) {
-      return writeTransaction(db, () => {
-        const user = addUser(db, clock, { workspaceSlug: actor.session.workspaceSlug, name: input.name, email: input.email, role: input.role, slackUserId: input.slackUserId ?? undefined });
-        const invite = user.role === "admin" ? issueInvite(db, clock, user, deps.publicUrl) : null;
-        audit(actor, "user.add", user.email, `role ${user.role}`);
-        if (invite) audit(actor, "user.invite", user.email);
-        return { user, invite };
-      });
+      return run(
+        database.transaction(function* () {
+          const user = yield* addUser(database, clock, { workspaceSlug: actor.session.workspaceSlug, name: input.name, email: input.email, role: input.role, slackUserId: input.slackUserId ?? undefined });
+          const invite = user.role === "admin" ? yield* issueInvite(database, clock, user, deps.publicUrl) : null;
+          yield* audit(actor, "user.add", user.email, `role ${user.role}`);
+          if (invite) yield* audit(actor, "user.invite", user.email);
+          return { user, invite };
+        }),
+      );
     },
 
     updateUser(actor: AdminActor, userId: string, input: { name: string; role: UserRole; slackUserId: string | null }) {
-      return writeTransaction(db, () => {
-        if (userId === actor.session.userId && input.role !== "admin") throw new AdminAreaError("You cannot take away your own administrator role.");
-        const before = store.user(actor.session.orgId, userId);
-        const user = updateUser(db, actor.session.orgId, userId, input);
-        if (user.role !== "admin") store.deleteSessionsOfUser(user.id);
-        const changes = [
-          before && before.name !== user.name ? `name ${before.name} → ${user.name}` : null,
-          before && before.role !== user.role ? `role ${before.role} → ${user.role}` : null,
-          before && before.slackUserId !== user.slackUserId ? `Slack user id ${before.slackUserId ?? "none"} → ${user.slackUserId ?? "none"}` : null,
-        ].filter(Boolean);
-        audit(actor, "user.update", user.email, changes.join("; ") || "no change");
-        return user;
-      });
+      return run(
+        database.transaction(function* () {
+          if (userId === actor.session.userId && input.role !== "admin") throw new AdminAreaError("You cannot take away your own administrator role.");
+          const before = yield* use(store.user(actor.session.orgId, userId));
+          const user = yield* updateUser(database, actor.session.orgId, userId, input);
+          if (user.role !== "admin") yield* use(store.deleteSessionsOfUser(user.id));
+          const changes = [
+            before && before.name !== user.name ? `name ${before.name} → ${user.name}` : null,
+            before && before.role !== user.role ? `role ${before.role} → ${user.role}` : null,
+            before && before.slackUserId !== user.slackUserId ? `Slack user id ${before.slackUserId ?? "none"} → ${user.slackUserId ?? "none"}` : null,
+          ].filter(Boolean);
+          yield* audit(actor, "user.update", user.email, changes.join("; ") || "no change");
+          return user;
+        }),
+      );
     },
 
     removeUser(actor: AdminActor, userId: string) {
-      return writeTransaction(db, () => {
-        if (userId === actor.session.userId) throw new AdminAreaError("You cannot remove yourself.");
-        const user = removeUser(db, actor.session.orgId, userId);
-        audit(actor, "user.remove", user.email);
-        return user;
-      });
+      return run(
+        database.transaction(function* () {
+          if (userId === actor.session.userId) throw new AdminAreaError("You cannot remove yourself.");
+          const user = yield* removeUser(database, actor.session.orgId, userId);
+          yield* audit(actor, "user.remove", user.email);
+          return user;
+        }),
+      );
     },
 
     reissueInvite(actor: AdminActor, userId: string) {
-      return writeTransaction(db, () => {
-        const user = store.user(actor.session.orgId, userId);
-        if (!user) throw new AdminAreaError("No such user in this workspace.");
-        const invite = issueInvite(db, clock, { id: user.id, orgId: actor.session.orgId, role: user.role }, deps.publicUrl);
-        audit(actor, "user.invite", user.email);
-        return { user, invite };
-      });
+      return run(
+        database.transaction(function* () {
+          const user = yield* use(store.user(actor.session.orgId, userId));
+          if (!user) throw new AdminAreaError("No such user in this workspace.");
+          const invite = yield* issueInvite(database, clock, { id: user.id, orgId: actor.session.orgId, role: user.role }, deps.publicUrl);
+          yield* audit(actor, "user.invite", user.email);
+          return { user, invite };
+        }),
+      );
     },
 
     updateSettings(actor: AdminActor, input: { slackToken: string | undefined; launchRecap: boolean }) {
-      return writeTransaction(db, () => {
-        const org = updateWorkspace(db, { slug: actor.session.workspaceSlug, slackToken: input.slackToken, launchRecap: input.launchRecap, secretKey: deps.secretKey });
-        const detail = [`launch recap ${org.launchRecapEnabled ? "on" : "off"}`, input.slackToken === undefined ? null : input.slackToken === "" ? "Slack token cleared" : "Slack token replaced"];
-        audit(actor, "settings.update", null, detail.filter(Boolean).join("; "));
-        return org;
-      });
+      return run(
+        database.transaction(function* () {
+          const org = yield* updateWorkspace(database, { slug: actor.session.workspaceSlug, slackToken: input.slackToken, launchRecap: input.launchRecap, secretKey: deps.secretKey });
+          const detail = [`launch recap ${org.launchRecapEnabled ? "on" : "off"}`, input.slackToken === undefined ? null : input.slackToken === "" ? "Slack token cleared" : "Slack token replaced"];
+          yield* audit(actor, "settings.update", null, detail.filter(Boolean).join("; "));
+          return org;
+        }),
+      );
     },
   };
 }

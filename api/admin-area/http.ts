@@ -40,6 +40,7 @@ export interface GuardDeps {
 }
 
 export function createGuards(deps: GuardDeps) {
+  /** The request's session: a plain answer on SQLite, a promise on PostgreSQL (await it either way). */
   const signedIn = (ctx: Ctx) => deps.sessions.resume(deps.cookie.read(ctx.request));
   const toLogin = () => redirect("/admin/login", { "set-cookie": deps.cookie.clear() });
 
@@ -48,7 +49,8 @@ export function createGuards(deps: GuardDeps) {
     /** A page for a signed-in administrator, or the way to the sign-in page. */
     page(render: (session: SessionView, ctx: Ctx) => Response | Promise<Response>) {
       return wrap(deps.logger, async (ctx: Ctx) => {
-        const session = signedIn(ctx);
+        const found = signedIn(ctx);
+        const session = found instanceof Promise ? await found : found;
         return session ? render(session, ctx) : toLogin();
       });
     },
@@ -59,7 +61,8 @@ export function createGuards(deps: GuardDeps) {
     action(run: (actor: AdminActor, form: URLSearchParams, ctx: Ctx) => Response | Promise<Response>) {
       return wrap(deps.logger, async (ctx: Ctx) => {
         if (!sameOrigin(ctx.request, deps.publicUrl)) return htmlResponse(refusedPage("This form was not sent from a page of this site, so it was refused."), 403);
-        const session = signedIn(ctx);
+        const found = signedIn(ctx);
+        const session = found instanceof Promise ? await found : found;
         if (!session) return toLogin();
         const form = await readForm(ctx.request);
         if (!form) return htmlResponse(refusedPage("The form is too large."), 413);

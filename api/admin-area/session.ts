@@ -1,7 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Clock } from "../../shared/clock.ts";
+import { run, use, type MaybePromise } from "../../shared/db/flow.ts";
 import { hashToken, randomToken } from "../../shared/invites.ts";
-import type { AdminAreaStore, SessionView } from "./admin-area.store.ts";
+import type { ApiStores } from "../stores.ts";
+import type { SessionView } from "./admin-area.store.ts";
 
 export const IDLE_LIFETIME_MICROS = 12 * 3600 * 1_000_000;
 export const ABSOLUTE_LIFETIME_MICROS = 7 * 24 * 3600 * 1_000_000;
@@ -32,36 +34,53 @@ export function cookieSettings(publicUrl: string) {
   };
 }
 
-export function createSessions(store: AdminAreaStore, clock: Clock) {
+/**
+ * Sessions over the admin area's store, on either engine. Each call is a flow driven by `run`:
+ * on SQLite it answers plainly (a page's session lookup costs no promise), on PostgreSQL a promise.
+ */
+export function createSessions(store: ApiStores["adminArea"], clock: Clock) {
   return {
-    /** Starts a session; returns the cookie's token (never stored) and the CSRF token. */
-    start(user: { id: string; orgId: string }, address: string | null): string {
-      const token = randomToken();
-      const now = clock.nowMicros();
-      // Housekeeping at each sign-in keeps both tables small without a timer.
-      store.purgeExpired(now - IDLE_LIFETIME_MICROS, now - ABSOLUTE_LIFETIME_MICROS, now - 24 * 3600 * 1_000_000);
-      store.insertSession({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, csrfToken: randomToken(), now, address });
-      return token;
+    /** Starts a session; returns the cookie's token (never stored). */
+    start(user: { id: string; orgId: string }, address: string | null): MaybePromise<string> {
+      return run(
+        (function* () {
+          const token = randomToken();
+          const now = clock.nowMicros();
+          // Housekeeping at each sign-in keeps both tables small without a timer.
+          yield* use(store.purgeExpired(now - IDLE_LIFETIME_MICROS, now - ABSOLUTE_LIFETIME_MICROS, now - 24 * 3600 * 1_000_000));
+          yield* use(store.insertSession({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, csrfToken: randomToken(), now, address }));
+          return token;
+        })(),
+      );
     },
     /**
      * The session behind a cookie, or null when there is none, it went idle for 12 hours, it
      * is older than 7 days, or its user was removed or is no longer an administrator.
      */
-    resume(token: string | null): SessionView | null {
+    resume(token: string | null): MaybePromise<SessionView | null> {
       if (!token) return null;
-      const tokenHash = hashToken(token);
-      const session = store.session(tokenHash);
-      if (!session) return null;
-      const now = clock.nowMicros();
-      if (now - session.lastSeenAt > IDLE_LIFETIME_MICROS || now - session.createdAt > ABSOLUTE_LIFETIME_MICROS) {
-        store.deleteSession(tokenHash);
-        return null;
-      }
-      if (now - session.lastSeenAt > TOUCH_EVERY_MICROS) store.touchSession(tokenHash, now);
-      return session;
+      return run(
+        (function* () {
+          const tokenHash = hashToken(token);
+          const session = yield* use(store.session(tokenHash));
+          if (!session) return null;
+          const now = clock.nowMicros();
+          if (now - session.lastSeenAt > IDLE_LIFETIME_MICROS || now - session.createdAt > ABSOLUTE_LIFETIME_MICROS) {
+            yield* use(store.deleteSession(tokenHash));
+            return null;
+          }
+          if (now - session.lastSeenAt > TOUCH_EVERY_MICROS) yield* use(store.touchSession(tokenHash, now));
+          return session;
+        })(),
+      );
     },
-    end(token: string | null): void {
-      if (token) store.deleteSession(hashToken(token));
+    end(token: string | null): MaybePromise<void> {
+      if (!token) return;
+      return run(
+        (function* () {
+          yield* use(store.deleteSession(hashToken(token)));
+        })(),
+      );
     },
   };
 }

@@ -35,37 +35,37 @@ export function workspaceRoutes(router: AdminAreaRouter, { store, service, guard
   // --- API keys -------------------------------------------------------------------------
   router.get(
     "/admin/api-keys",
-    guards.page((session, ctx) => {
+    guards.page(async (session, ctx) => {
       const revokedId = query(ctx.request).get("revoked");
-      const revoked = revokedId ? store.key(session.orgId, revokedId) : null;
+      const revoked = revokedId ? await store.key(session.orgId, revokedId) : null;
       const notice = revoked ? { kind: "ok" as const, text: html`Key “${revoked.name}” revoked: its next request will be refused.` } : null;
-      return htmlResponse(keysPage(session, store.keys(session.orgId), { nonce: newNonce(), notice }));
+      return htmlResponse(keysPage(session, await store.keys(session.orgId), { nonce: newNonce(), notice }));
     }),
   );
   router.post(
     "/admin/api-keys",
-    guards.action((actor, form) => {
+    guards.action(async (actor, form) => {
       const orgId = actor.session.orgId;
-      store.purgeFormNonces(clock.nowMicros() - NONCE_LIFETIME_MICROS);
+      await store.purgeFormNonces(clock.nowMicros() - NONCE_LIFETIME_MICROS);
       // A resubmitted form (reload, back button) must not make a second key or show one again.
       const nonce = form.get("nonce") ?? "";
-      if (nonce.length < 16 || !store.claimFormNonce(nonce, clock.nowMicros())) return redirect("/admin/api-keys");
+      if (nonce.length < 16 || !(await store.claimFormNonce(nonce, clock.nowMicros()))) return redirect("/admin/api-keys");
       const input = { name: text(form, "name"), mode: form.get("mode") === "test" ? ("test" as const) : ("live" as const) };
-      const result = attempt(() => service.createKey(actor, input));
+      const result = await attempt(() => service.createKey(actor, input));
       if (!result.ok) {
-        return htmlResponse(keysPage(actor.session, store.keys(orgId), { nonce: newNonce(), notice: { kind: "error", text: result.message }, form: input }), 400);
+        return htmlResponse(keysPage(actor.session, await store.keys(orgId), { nonce: newNonce(), notice: { kind: "error", text: result.message }, form: input }), 400);
       }
       const { row, key } = result.value;
-      return htmlResponse(keysPage(actor.session, store.keys(orgId), { nonce: newNonce(), created: { name: row.name, mode: row.mode, key } }));
+      return htmlResponse(keysPage(actor.session, await store.keys(orgId), { nonce: newNonce(), created: { name: row.name, mode: row.mode, key } }));
     }),
   );
   router.post(
     "/admin/api-keys/:id/revoke",
-    guards.action((actor, form, ctx) => {
-      const key = store.key(actor.session.orgId, ctx.params.id ?? "");
+    guards.action(async (actor, form, ctx) => {
+      const key = await store.key(actor.session.orgId, ctx.params.id ?? "");
       if (!key) return notFound("key");
       if (form.get("confirm") !== "yes") return htmlResponse(revokeConfirmPage(actor.session, key));
-      service.revokeKey(actor, key.id);
+      await service.revokeKey(actor, key.id);
       return redirect(`/admin/api-keys?revoked=${encodeURIComponent(key.id)}`);
     }),
   );
@@ -78,20 +78,20 @@ export function workspaceRoutes(router: AdminAreaRouter, { store, service, guard
   };
   const userInput = (form: URLSearchParams) => ({ name: text(form, "name"), role: role(form.get("role")), slackUserId: text(form, "slack_user_id") || null });
 
-  router.get("/admin/users", guards.page((session, ctx) => htmlResponse(usersPage(session, store.users(session.orgId), { notice: noticeFrom(ctx.request) }))));
+  router.get("/admin/users", guards.page(async (session, ctx) => htmlResponse(usersPage(session, await store.users(session.orgId), { notice: noticeFrom(ctx.request) }))));
   router.post(
     "/admin/users",
-    guards.action((actor, form) => {
+    guards.action(async (actor, form) => {
       const input = { ...userInput(form), email: text(form, "email") };
-      const result = attempt(() => service.addUser(actor, input));
+      const result = await attempt(() => service.addUser(actor, input));
       if (!result.ok) {
         const values = { name: input.name, email: input.email, role: input.role, slack_user_id: input.slackUserId ?? "" };
-        return htmlResponse(usersPage(actor.session, store.users(actor.session.orgId), { notice: { kind: "error", text: result.message }, form: values }), 400);
+        return htmlResponse(usersPage(actor.session, await store.users(actor.session.orgId), { notice: { kind: "error", text: result.message }, form: values }), 400);
       }
       const { user, invite } = result.value;
       if (!invite) return redirect("/admin/users?added");
       return htmlResponse(
-        usersPage(actor.session, store.users(actor.session.orgId), {
+        usersPage(actor.session, await store.users(actor.session.orgId), {
           notice: { kind: "ok", text: html`${user.name} added as an administrator.` },
           invite: { email: user.email, url: invite.url, expiresAt: invite.expiresAt },
         }),
@@ -100,40 +100,40 @@ export function workspaceRoutes(router: AdminAreaRouter, { store, service, guard
   );
   router.get(
     "/admin/users/:id",
-    guards.page((session, ctx) => {
-      const user = store.user(session.orgId, ctx.params.id ?? "");
+    guards.page(async (session, ctx) => {
+      const user = await store.user(session.orgId, ctx.params.id ?? "");
       return user ? htmlResponse(userPage(session, user, { notice: noticeFrom(ctx.request) })) : notFound("user");
     }),
   );
   router.post(
     "/admin/users/:id",
-    guards.action((actor, form, ctx) => {
-      const user = store.user(actor.session.orgId, ctx.params.id ?? "");
+    guards.action(async (actor, form, ctx) => {
+      const user = await store.user(actor.session.orgId, ctx.params.id ?? "");
       if (!user) return notFound("user");
-      const result = attempt(() => service.updateUser(actor, user.id, userInput(form)));
+      const result = await attempt(() => service.updateUser(actor, user.id, userInput(form)));
       if (!result.ok) return htmlResponse(userPage(actor.session, user, { notice: { kind: "error", text: result.message } }), 400);
       return redirect(`/admin/users/${encodeURIComponent(user.id)}?saved`);
     }),
   );
   router.post(
     "/admin/users/:id/remove",
-    guards.action((actor, form, ctx) => {
-      const user = store.user(actor.session.orgId, ctx.params.id ?? "");
+    guards.action(async (actor, form, ctx) => {
+      const user = await store.user(actor.session.orgId, ctx.params.id ?? "");
       if (!user) return notFound("user");
       if (form.get("confirm") !== "yes") {
         return htmlResponse(userPage(actor.session, user, { notice: { kind: "error", text: "Tick the box to confirm the removal." } }), 400);
       }
-      const result = attempt(() => service.removeUser(actor, user.id));
+      const result = await attempt(() => service.removeUser(actor, user.id));
       if (!result.ok) return htmlResponse(userPage(actor.session, user, { notice: { kind: "error", text: result.message } }), 400);
       return redirect("/admin/users?removed");
     }),
   );
   router.post(
     "/admin/users/:id/invite",
-    guards.action((actor, _form, ctx) => {
-      const user = store.user(actor.session.orgId, ctx.params.id ?? "");
+    guards.action(async (actor, _form, ctx) => {
+      const user = await store.user(actor.session.orgId, ctx.params.id ?? "");
       if (!user) return notFound("user");
-      const result = attempt(() => service.reissueInvite(actor, user.id));
+      const result = await attempt(() => service.reissueInvite(actor, user.id));
       if (!result.ok) return htmlResponse(userPage(actor.session, user, { notice: { kind: "error", text: result.message } }), 400);
       const { invite } = result.value;
       return htmlResponse(userPage(actor.session, user, { invite: { email: user.email, url: invite.url, expiresAt: invite.expiresAt } }));
@@ -143,22 +143,22 @@ export function workspaceRoutes(router: AdminAreaRouter, { store, service, guard
   // --- Settings -------------------------------------------------------------------------
   router.get(
     "/admin/settings",
-    guards.page((session, ctx) => {
-      const org = store.organization(session.orgId)!;
+    guards.page(async (session, ctx) => {
+      const org = (await store.organization(session.orgId))!;
       const saved = query(ctx.request).has("saved") ? { kind: "ok" as const, text: "Settings saved." } : null;
       return htmlResponse(settingsPage(session, org, { notice: saved }));
     }),
   );
   router.post(
     "/admin/settings",
-    guards.action((actor, form) => {
+    guards.action(async (actor, form) => {
       const token = text(form, "slack_token");
       const slackToken = form.get("clear_slack_token") === "yes" ? "" : token === "" ? undefined : token;
       const result =
         slackToken !== undefined && slackToken.length > 512
           ? { ok: false as const, message: "The Slack token is too long." }
-          : attempt(() => service.updateSettings(actor, { slackToken, launchRecap: form.get("launch_recap") === "on" }));
-      if (!result.ok) return htmlResponse(settingsPage(actor.session, store.organization(actor.session.orgId)!, { notice: { kind: "error", text: result.message } }), 400);
+          : await attempt(() => service.updateSettings(actor, { slackToken, launchRecap: form.get("launch_recap") === "on" }));
+      if (!result.ok) return htmlResponse(settingsPage(actor.session, (await store.organization(actor.session.orgId))!, { notice: { kind: "error", text: result.message } }), 400);
       return redirect("/admin/settings?saved");
     }),
   );
@@ -166,37 +166,37 @@ export function workspaceRoutes(router: AdminAreaRouter, { store, service, guard
   // --- What the service did -------------------------------------------------------------
   router.get(
     "/admin/deliveries",
-    guards.page((session, ctx) => {
+    guards.page(async (session, ctx) => {
       const params = query(ctx.request);
       const onboarding = (params.get("onboarding") ?? "").trim().slice(0, 64);
       const statusParam = params.get("status") ?? "";
       const status = (DELIVERY_STATUSES as readonly string[]).includes(statusParam) ? statusParam : "";
-      const onboardingId = onboarding === "" ? null : store.onboardingId(session.orgId, onboarding);
+      const onboardingId = onboarding === "" ? null : await store.onboardingId(session.orgId, onboarding);
       if (onboarding !== "" && onboardingId === null) {
         return htmlResponse(deliveriesPage(session, [], { onboarding, status }, null, { notice: { kind: "error", text: html`No onboarding “${onboarding}” in this workspace.` } }));
       }
-      const rows = store.deliveriesPage(session.orgId, { onboardingId, status: status || null }, parseCursor(params.get("before")), PAGE_SIZE + 1);
+      const rows = await store.deliveriesPage(session.orgId, { onboardingId, status: status || null }, parseCursor(params.get("before")), PAGE_SIZE + 1);
       const page = paged(rows, (d) => `${d.createdAt}_${d.id}`);
       return htmlResponse(deliveriesPage(session, page.rows, { onboarding, status }, page.next));
     }),
   );
   router.get(
     "/admin/activity",
-    guards.page((session, ctx) => {
+    guards.page(async (session, ctx) => {
       const params = query(ctx.request);
-      const keys = store.keys(session.orgId);
+      const keys = await store.keys(session.orgId);
       const keyParam = params.get("key") ?? "";
       const key = keys.some((k) => k.id === keyParam) ? keyParam : "";
-      const rows = store.activityPage(session.orgId, key || null, parseCursor(params.get("before")), PAGE_SIZE + 1);
+      const rows = await store.activityPage(session.orgId, key || null, parseCursor(params.get("before")), PAGE_SIZE + 1);
       const page = paged(rows, (a) => `${a.at}_${a.requestId}`);
       return htmlResponse(activityPage(session, page.rows, keys, { key }, page.next));
     }),
   );
   router.get(
     "/admin/audit",
-    guards.page((session, ctx) => {
+    guards.page(async (session, ctx) => {
       const before = query(ctx.request).get("before");
-      const rows = store.auditPage(session.orgId, before && /^\d{1,15}$/.test(before) ? Number(before) : null, PAGE_SIZE + 1);
+      const rows = await store.auditPage(session.orgId, before && /^\d{1,15}$/.test(before) ? Number(before) : null, PAGE_SIZE + 1);
       const page = paged(rows, (e) => String(e.id));
       return htmlResponse(auditPage(session, page.rows, page.next));
     }),

@@ -9,8 +9,8 @@ let ada: AdminClient;
 let globex: AdminClient;
 beforeAll(async () => {
   t = await createTestApp({ logger: createLogger("debug", {}, (line) => logLines.push(line)) });
-  ada = (await signedInAdmin(t.app, t.db, "acme", "ada@acme.example")).client;
-  globex = (await signedInAdmin(t.app, t.db, "globex", "gus@globex.example")).client;
+  ada = (await signedInAdmin(t.app, t.database, "acme", "ada@acme.example")).client;
+  globex = (await signedInAdmin(t.app, t.database, "globex", "gus@globex.example")).client;
 });
 afterAll(async () => {
   await t.close();
@@ -74,14 +74,13 @@ describe("/admin/api-keys", () => {
     const second = await ada.post("/admin/api-keys", form);
     expect(second.status).toBe(303);
     expect(second.location).toBe("/admin/api-keys");
-    const count = t.db.$client.query("SELECT count(*) AS n FROM api_keys WHERE name = 'once'").get() as { n: number };
-    expect(count.n).toBe(1);
+    expect(await t.count("api_keys", "name = 'once'")).toBe(1);
   });
 
   test("revoke asks for confirmation, then the very next call answers 401 api_key_revoked", async () => {
     const { key } = await createKey(ada, "to-revoke", "live");
     expect((await me(key!)).status).toBe(200);
-    const id = (t.db.$client.query("SELECT id FROM api_keys WHERE name = 'to-revoke'").get() as { id: string }).id;
+    const id = (await t.query<{ id: string }>("SELECT id FROM api_keys WHERE name = 'to-revoke'"))[0]!.id;
     const confirm = await ada.submit("/admin/api-keys", `/admin/api-keys/${id}/revoke`, {});
     expect(confirm.status).toBe(200);
     expect(confirm.text).toContain("Revoke this key?");
@@ -120,7 +119,7 @@ describe("security of the forms", () => {
     expect(noToken.status).toBe(403);
     const otherSessionToken = await ada.post("/admin/api-keys", { ...form, _csrf: csrfOf((await globex.get("/admin/api-keys")).text) });
     expect(otherSessionToken.status).toBe(403);
-    expect(t.db.$client.query("SELECT 1 FROM api_keys WHERE name = 'forged'").get()).toBeNull();
+    expect(await t.count("api_keys", "name = 'forged'")).toBe(0);
   });
 
   test("pages send a strict CSP, no framing, same-origin referrers and no-store", async () => {
@@ -164,7 +163,7 @@ describe("workspaces are apart", () => {
     const token = "operator-token-0123456789abcdef";
     const withToken = await createTestApp({ adminToken: token });
     try {
-      const { client } = await signedInAdmin(withToken.app, withToken.db, "acme", "ada@acme.example");
+      const { client } = await signedInAdmin(withToken.app, withToken.database, "acme", "ada@acme.example");
       expect((await client.get("/admin/queues")).status).toBe(401);
       expect((await client.get("/metrics")).status).toBe(401);
       expect((await client.get("/admin/api-keys")).status).toBe(200);

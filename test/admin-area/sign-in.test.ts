@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LOGIN_LIMITS } from "../../api/admin-area/admin-area.service.ts";
 import { adminClient, inviteAdmin, invitePath, PASSWORD, signedInAdmin } from "../support/admin-client.ts";
 import { createTestApp, ManualClock, type TestApp } from "../support/test-app.ts";
+import { run } from "../../shared/db/flow.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { issueInvite } from "../../shared/invites.ts";
 
@@ -18,7 +19,7 @@ const GENERIC = "Sign-in failed. Check your e-mail and password, or try again la
 
 describe("invite and set password", () => {
   test("the link opens a page with a New password field and a Set password button, and works once", async () => {
-    const { invite } = inviteAdmin(t.db, "acme", "first@acme.example", { clock });
+    const { invite } = await inviteAdmin(t.database, "acme", "first@acme.example", { clock });
     expect(invite.url).toStartWith("http://127.0.0.1:3000/admin/invite/");
     const client = adminClient(t.app);
     const page = await client.get(invitePath(invite.url));
@@ -36,25 +37,25 @@ describe("invite and set password", () => {
 
     // Only a hash of the token is stored.
     const token = invitePath(invite.url).split("/").pop()!;
-    const stored = t.db.$client.query("SELECT token_hash FROM invites").all() as { token_hash: string }[];
+    const stored = await t.query<{ token_hash: string }>("SELECT token_hash FROM invites");
     expect(stored.some((r) => r.token_hash === token)).toBe(false);
   });
 
   test("a link older than 24 hours no longer works; a newer link replaces an older one", async () => {
-    const { user, invite } = inviteAdmin(t.db, "acme", "late@acme.example", { clock });
+    const { user, invite } = await inviteAdmin(t.database, "acme", "late@acme.example", { clock });
     clock.advanceSeconds(24 * 3600 - 60);
     expect((await adminClient(t.app).get(invitePath(invite.url))).status).toBe(200);
     clock.advanceSeconds(61);
     expect((await adminClient(t.app).get(invitePath(invite.url))).status).toBe(404);
 
-    const first = issueInvite(t.db, clock, user, "http://127.0.0.1:3000");
-    const second = issueInvite(t.db, clock, user, "http://127.0.0.1:3000");
+    const first = await run(issueInvite(t.database, clock, user, "http://127.0.0.1:3000"));
+    const second = await run(issueInvite(t.database, clock, user, "http://127.0.0.1:3000"));
     expect((await adminClient(t.app).get(invitePath(first.url))).status).toBe(404);
     expect((await adminClient(t.app).get(invitePath(second.url))).status).toBe(200);
   });
 
   test("setting a password from another site is refused", async () => {
-    const { invite } = inviteAdmin(t.db, "acme", "xsite@acme.example", { clock });
+    const { invite } = await inviteAdmin(t.database, "acme", "xsite@acme.example", { clock });
     const forged = await adminClient(t.app).post(invitePath(invite.url), { password: PASSWORD }, { origin: "https://evil.example" });
     expect(forged.status).toBe(403);
     expect((await adminClient(t.app).get(invitePath(invite.url))).status).toBe(200);
@@ -70,14 +71,14 @@ describe("sign-in", () => {
   });
 
   test("passwords are stored with argon2id", async () => {
-    await signedInAdmin(t.app, t.db, "acme", "argon@acme.example", clock);
-    const row = t.db.$client.query("SELECT password_hash FROM users WHERE email = 'argon@acme.example'").get() as { password_hash: string };
-    expect(row.password_hash).toStartWith("$argon2id$");
+    await signedInAdmin(t.app, t.database, "acme", "argon@acme.example", clock);
+    const [row] = await t.query<{ password_hash: string }>("SELECT password_hash FROM users WHERE email = 'argon@acme.example'");
+    expect(row!.password_hash).toStartWith("$argon2id$");
   });
 
   test("every failure gives one generic message", async () => {
-    await signedInAdmin(t.app, t.db, "acme", "grace@acme.example", clock);
-    addUser(t.db, clock, { workspaceSlug: "acme", name: "Member", email: "member@acme.example" });
+    await signedInAdmin(t.app, t.database, "acme", "grace@acme.example", clock);
+    await run(addUser(t.database, clock, { workspaceSlug: "acme", name: "Member", email: "member@acme.example" }));
     const client = adminClient(t.app);
     const failures = [
       await client.signIn("grace@acme.example", "wrong password here"),
@@ -91,12 +92,12 @@ describe("sign-in", () => {
       expect(failure.headers.get("set-cookie")).toBeNull();
     }
     expect(client.cookie).toBeNull();
-    const failed = t.db.$client.query("SELECT actor FROM audit_log WHERE action = 'session.sign_in_failed'").all() as { actor: string }[];
+    const failed = await t.query<{ actor: string }>("SELECT actor FROM audit_log WHERE action = 'session.sign_in_failed'");
     expect(failed).toEqual([{ actor: "grace@acme.example" }]);
   });
 
   test("the session cookie is HttpOnly and SameSite=Lax; its token is stored hashed", async () => {
-    const { invite } = inviteAdmin(t.db, "acme", "cookie@acme.example", { clock });
+    const { invite } = await inviteAdmin(t.database, "acme", "cookie@acme.example", { clock });
     const client = adminClient(t.app);
     await client.post(invitePath(invite.url), { password: PASSWORD });
     const signIn = await client.signIn("cookie@acme.example", PASSWORD);
@@ -106,12 +107,12 @@ describe("sign-in", () => {
     expect(cookie).toContain("SameSite=Lax");
     expect(cookie).not.toContain("Secure");
     const token = cookie.split(";")[0]!.split("=")[1]!;
-    expect(t.db.$client.query("SELECT 1 FROM admin_sessions WHERE token_hash = ?").get(token)).toBeNull();
+    expect(await t.count("admin_sessions", "token_hash = ?", token)).toBe(0);
     expect((await client.get("/admin/api-keys")).status).toBe(200);
   });
 
   test("attempts are limited per account: past the limit even the right password fails, generically", async () => {
-    await signedInAdmin(t.app, t.db, "acme", "target@acme.example", clock);
+    await signedInAdmin(t.app, t.database, "acme", "target@acme.example", clock);
     const client = adminClient(t.app);
     for (let i = 0; i < LOGIN_LIMITS.account; i++) expect((await client.signIn("target@acme.example", `wrong ${i} password`)).status).toBe(401);
     const blocked = await client.signIn("target@acme.example", PASSWORD);
@@ -124,7 +125,7 @@ describe("sign-in", () => {
   test("attempts are limited per address too, whatever account they try", async () => {
     const own = await createTestApp({ clock });
     try {
-      await signedInAdmin(own.app, own.db, "acme", "victim@acme.example", clock);
+      await signedInAdmin(own.app, own.database, "acme", "victim@acme.example", clock);
       const client = adminClient(own.app);
       for (let i = 0; i < LOGIN_LIMITS.address; i++) expect((await client.signIn(`guess${i}@acme.example`, "a guessed password")).status).toBe(401);
       const blocked = await client.signIn("victim@acme.example", PASSWORD);
@@ -136,7 +137,7 @@ describe("sign-in", () => {
   }, 30_000);
 
   test("sign-out ends the session", async () => {
-    const { client } = await signedInAdmin(t.app, t.db, "acme", "leaver@acme.example", clock);
+    const { client } = await signedInAdmin(t.app, t.database, "acme", "leaver@acme.example", clock);
     const cookie = client.cookie;
     const out = await client.submit("/admin/api-keys", "/admin/logout", {});
     expect(out.status).toBe(303);
@@ -147,7 +148,7 @@ describe("sign-in", () => {
   });
 
   test("sessions end after 12 hours idle, and after 7 days whatever the use", async () => {
-    const idle = await signedInAdmin(t.app, t.db, "acme", "idle@acme.example", clock);
+    const idle = await signedInAdmin(t.app, t.database, "acme", "idle@acme.example", clock);
     clock.advanceSeconds(11 * 3600);
     expect((await idle.client.get("/admin/api-keys")).status).toBe(200);
     clock.advanceSeconds(11 * 3600); // 11 h since the last request: still alive
@@ -155,7 +156,7 @@ describe("sign-in", () => {
     clock.advanceSeconds(12 * 3600 + 1);
     expect((await idle.client.get("/admin/api-keys")).location).toBe("/admin/login");
 
-    const busy = await signedInAdmin(t.app, t.db, "acme", "busy@acme.example", clock);
+    const busy = await signedInAdmin(t.app, t.database, "acme", "busy@acme.example", clock);
     for (let hours = 0; hours < 7 * 24 - 10; hours += 10) {
       clock.advanceSeconds(10 * 3600);
       expect((await busy.client.get("/admin/api-keys")).status).toBe(200);
@@ -167,7 +168,7 @@ describe("sign-in", () => {
   test("on https the cookie is Secure with the __Host- prefix", async () => {
     const secure = await createTestApp({ clock, publicUrl: "https://onboarding.example" });
     try {
-      const { invite } = inviteAdmin(secure.db, "acme", "tls@acme.example", { clock, publicUrl: "https://onboarding.example" });
+      const { invite } = await inviteAdmin(secure.database, "acme", "tls@acme.example", { clock, publicUrl: "https://onboarding.example" });
       expect(invite.url).toStartWith("https://onboarding.example/admin/invite/");
       const client = adminClient(secure.app, { origin: "https://onboarding.example" });
       expect((await client.post(invitePath(invite.url), { password: PASSWORD })).status).toBe(303);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { run } from "../../shared/db/flow.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { adminClient, invitePath, PASSWORD, signedInAdmin, type AdminClient } from "../support/admin-client.ts";
 import { createTestApp, type TestApp } from "../support/test-app.ts";
@@ -11,19 +12,24 @@ let acmeOrg: string;
 let globexOrg: string;
 beforeAll(async () => {
   t = await createTestApp({ secretKey: "s".repeat(40) });
-  const signed = await signedInAdmin(t.app, t.db, "acme", "ada@acme.example");
+  const signed = await signedInAdmin(t.app, t.database, "acme", "ada@acme.example");
   ada = signed.client;
   adaId = signed.user.id;
-  globex = (await signedInAdmin(t.app, t.db, "globex", "gus@globex.example")).client;
-  const org = (slug: string) => (t.db.$client.query("SELECT id FROM organizations WHERE slug = ?").get(slug) as { id: string }).id;
-  acmeOrg = org("acme");
-  globexOrg = org("globex");
+  globex = (await signedInAdmin(t.app, t.database, "globex", "gus@globex.example")).client;
+  const org = async (slug: string) => (await t.query<{ id: string }>("SELECT id FROM organizations WHERE slug = ?", slug))[0]!.id;
+  acmeOrg = await org("acme");
+  globexOrg = await org("globex");
 });
 afterAll(async () => {
   await t.close();
 });
 
-const userId = (email: string) => (t.db.$client.query("SELECT id FROM users WHERE email = ?").get(email) as { id: string } | null)?.id ?? null;
+const userId = async (email: string) => (await t.query<{ id: string }>("SELECT id FROM users WHERE email = ?", email))[0]?.id ?? null;
+/** A workspace's sealed Slack token and launch-recap switch (a boolean on both engines). */
+const settingsRow = async (orgId: string) => {
+  const [row] = await t.query<{ t: string | null; r: unknown }>("SELECT slack_token_encrypted AS t, launch_recap_enabled AS r FROM organizations WHERE id = ?", orgId);
+  return { t: row!.t, r: Boolean(row!.r) };
+};
 
 describe("/admin/users", () => {
   test("add a member, change them, remove them; markup in names is escaped", async () => {
@@ -33,7 +39,7 @@ describe("/admin/users", () => {
     expect(list.text).toContain("&lt;i&gt;Casey&lt;/i&gt;");
     expect(list.text).not.toContain("<i>Casey</i>");
     expect(list.text).toContain("U0CASEY1");
-    const id = userId("casey@acme.example")!;
+    const id = (await userId("casey@acme.example"))!;
 
     const changed = await ada.submit(`/admin/users/${id}`, `/admin/users/${id}`, { name: "Casey", role: "member", slack_user_id: "U0CASEY2" });
     expect(changed.status).toBe(303);
@@ -47,7 +53,7 @@ describe("/admin/users", () => {
     expect(unconfirmed.status).toBe(400);
     const removed = await ada.submit(`/admin/users/${id}`, `/admin/users/${id}/remove`, { confirm: "yes" });
     expect(removed.status).toBe(303);
-    expect(userId("casey@acme.example")).toBeNull();
+    expect(await userId("casey@acme.example")).toBeNull();
   });
 
   test("a taken e-mail is refused with the reason", async () => {
@@ -69,18 +75,18 @@ describe("/admin/users", () => {
     expect((await bea.get("/admin/api-keys")).status).toBe(200);
 
     // A new link for her replaces the old one.
-    const id = userId("bea@acme.example")!;
+    const id = (await userId("bea@acme.example"))!;
     const reissued = await ada.submit(`/admin/users/${id}`, `/admin/users/${id}/invite`, {});
     expect(reissued.text).toMatch(/data-testid="invite-url">http:\/\/127\.0\.0\.1:3000\/admin\/invite\//);
   });
 
   test("a removed or demoted administrator's sessions end at once", async () => {
-    const removed = await signedInAdmin(t.app, t.db, "acme", "gone@acme.example");
+    const removed = await signedInAdmin(t.app, t.database, "acme", "gone@acme.example");
     expect((await removed.client.get("/admin/api-keys")).status).toBe(200);
     await ada.submit(`/admin/users/${removed.user.id}`, `/admin/users/${removed.user.id}/remove`, { confirm: "yes" });
     expect((await removed.client.get("/admin/api-keys")).location).toBe("/admin/login");
 
-    const demoted = await signedInAdmin(t.app, t.db, "acme", "demoted@acme.example");
+    const demoted = await signedInAdmin(t.app, t.database, "acme", "demoted@acme.example");
     await ada.submit(`/admin/users/${demoted.user.id}`, `/admin/users/${demoted.user.id}`, { name: "Demoted", role: "member", slack_user_id: "" });
     expect((await demoted.client.get("/admin/api-keys")).location).toBe("/admin/login");
     expect((await demoted.client.signIn("demoted@acme.example", PASSWORD)).status).toBe(401);
@@ -93,14 +99,14 @@ describe("/admin/users", () => {
   });
 
   test("another workspace's users are neither shown nor changed", async () => {
-    const casey = addUser(t.db, t.clock, { workspaceSlug: "acme", name: "Acme Only", email: "only@acme.example" });
+    const casey = await run(addUser(t.database, t.clock, { workspaceSlug: "acme", name: "Acme Only", email: "only@acme.example" }));
     expect((await globex.get("/admin/users")).text).not.toContain("Acme Only");
     expect((await globex.get(`/admin/users/${casey.id}`)).status).toBe(404);
     const page = await globex.get("/admin/users");
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
     expect((await globex.post(`/admin/users/${casey.id}/remove`, { _csrf: csrf, confirm: "yes" })).status).toBe(404);
     expect((await globex.post(`/admin/users/${casey.id}`, { _csrf: csrf, name: "Hacked", role: "admin" })).status).toBe(404);
-    expect(userId("only@acme.example")).toBe(casey.id);
+    expect(await userId("only@acme.example")).toBe(casey.id);
   });
 });
 
@@ -113,33 +119,33 @@ describe("/admin/settings", () => {
     expect(page.text).toContain('data-testid="slack-token-status">set<');
     expect(page.text).not.toContain("xoxb-very-secret");
     expect(page.text).toMatch(/name="launch_recap" value="on" checked/);
-    const row = t.db.$client.query("SELECT slack_token_encrypted AS t, launch_recap_enabled AS r FROM organizations WHERE id = ?").get(acmeOrg) as { t: string; r: number };
+    const row = await settingsRow(acmeOrg);
     expect(row.t).toStartWith("v1:");
-    expect(row.r).toBe(1);
+    expect(row.r).toBe(true);
 
     await ada.submit("/admin/settings", "/admin/settings", {}); // empty token keeps it; unticked box turns the recap off
-    const kept = t.db.$client.query("SELECT slack_token_encrypted AS t, launch_recap_enabled AS r FROM organizations WHERE id = ?").get(acmeOrg) as { t: string; r: number };
-    expect(kept).toEqual({ t: row.t, r: 0 });
+    expect(await settingsRow(acmeOrg)).toEqual({ t: row.t, r: false });
     await ada.submit("/admin/settings", "/admin/settings", { clear_slack_token: "yes" });
     expect((await ada.get("/admin/settings")).text).toContain('data-testid="slack-token-status">not set<');
-    const globexRow = t.db.$client.query("SELECT slack_token_encrypted AS t FROM organizations WHERE id = ?").get(globexOrg) as { t: string | null };
-    expect(globexRow.t).toBeNull();
+    expect((await settingsRow(globexOrg)).t).toBeNull();
   });
 });
 
-function seedDeliveries(orgId: string, count: number, prefix: string) {
+async function seedDeliveries(orgId: string, count: number, prefix: string) {
   const onboarding = `onb_${prefix}`;
   for (let i = 0; i < count; i++) {
-    t.db.$client
-      .query("INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(`dlv_${prefix}_${String(i).padStart(3, "0")}`, `${prefix}-${i}`, orgId, onboarding, "reminder.slack", "U0X", i % 2 ? "failed" : "sent", i % 2 ? `reason-${prefix}-${i}` : null, 1 + (i % 3), 1_000_000 + i, 1_000_000 + i);
+    await t.query(
+      "INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      `dlv_${prefix}_${String(i).padStart(3, "0")}`, `${prefix}-${i}`, orgId, onboarding, "reminder.slack", "U0X", i % 2 ? "failed" : "sent", i % 2 ? `reason-${prefix}-${i}` : null, 1 + (i % 3), 1_000_000 + i,
+      1_000_000 + i,
+    );
   }
 }
 
 describe("/admin/deliveries, /admin/activity, /admin/audit", () => {
   test("deliveries: filtered by status and onboarding, paginated, scoped to the workspace", async () => {
-    seedDeliveries(acmeOrg, 120, "acme");
-    seedDeliveries(globexOrg, 3, "globex");
+    await seedDeliveries(acmeOrg, 120, "acme");
+    await seedDeliveries(globexOrg, 3, "globex");
     const first = await ada.get("/admin/deliveries");
     expect(first.text.match(/<tr><td>/g)!.length).toBe(50);
     expect(first.text).not.toContain("reason-globex");
@@ -162,12 +168,13 @@ describe("/admin/deliveries, /admin/activity, /admin/audit", () => {
 
   test("activity: filtered by key and scoped to the workspace", async () => {
     const insert = (orgId: string, keyId: string, id: string) =>
-      t.db.$client
-        .query("INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(id, orgId, keyId, "k", "GET", `/api/v1/${id}`, 200, "10.0.0.1", 2, 5_000_000);
-    insert(acmeOrg, t.keyIds.live, "req_live");
-    insert(acmeOrg, t.keyIds.test, "req_test");
-    insert(globexOrg, t.keyIds.other, "req_other");
+      t.query(
+        "INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        id, orgId, keyId, "k", "GET", `/api/v1/${id}`, 200, "10.0.0.1", 2, 5_000_000,
+      );
+    await insert(acmeOrg, t.keyIds.live, "req_live");
+    await insert(acmeOrg, t.keyIds.test, "req_test");
+    await insert(globexOrg, t.keyIds.other, "req_other");
     const all = await ada.get("/admin/activity");
     expect(all.text).toContain("/api/v1/req_live");
     expect(all.text).toContain("/api/v1/req_test");

@@ -1,7 +1,9 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
+import { freshPostgresDatabase, testPostgresUrl } from "../support/postgres.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "onboarding-admin-"));
 const env = { ...process.env, DATABASE_URL: `file:${join(dir, "admin.sqlite")}`, DATA_DIR: dir, SECRET_KEY: "k".repeat(40) };
@@ -146,5 +148,75 @@ describe("workspace settings, users and reports", () => {
   test("timeline and effects lists answer for a workspace, and refuse unknown references", () => {
     expect(admin("effects", "list", "--workspace", "acme", "--json").json()).toEqual({ object: "list", data: [] });
     expect(admin("timeline", "list", "--workspace", "acme", "--customer", "1", "--json").stderr).toContain("No customer '1'");
+  });
+});
+
+const server = testPostgresUrl();
+
+describe.skipIf(!server)("npm run admin with DATABASE_URL=postgres://…", () => {
+  let target: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+  let pgEnv: Record<string, string | undefined>;
+  const pgAdmin = (...args: string[]) => {
+    const result = Bun.spawnSync([process.execPath, "admin/cli.ts", ...args], { env: pgEnv, stdout: "pipe", stderr: "pipe" });
+    const lines = result.stdout.toString().trim().split("\n");
+    return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString(), json: () => JSON.parse(lines[lines.length - 1]!) };
+  };
+  const rows = async <T>(query: string): Promise<T[]> => {
+    const client = new SQL({ url: target.url, max: 1 });
+    try {
+      return (await client.unsafe(query)) as T[];
+    } finally {
+      await client.close();
+    }
+  };
+  const pgDir = mkdtempSync(join(tmpdir(), "onboarding-admin-pg-"));
+  beforeAll(async () => {
+    target = await freshPostgresDatabase(server!);
+    pgEnv = { ...process.env, DATABASE_URL: target.url, DATA_DIR: pgDir, SECRET_KEY: "k".repeat(40) };
+  });
+  afterAll(async () => {
+    await target?.drop();
+    rmSync(pgDir, { recursive: true, force: true });
+  });
+
+  test("workspaces, keys, users and settings are written to PostgreSQL, and the process exits", async () => {
+    const created = pgAdmin("workspace", "create", "--slug", "acme", "--name", "Acme Inc", "--json");
+    expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(created.json()).toMatchObject({ object: "workspace", slug: "acme", name: "Acme Inc" });
+    expect(pgAdmin("workspace", "create", "--slug", "acme", "--name", "Again").stderr).toContain("already exists");
+    expect(pgAdmin("workspace", "list", "--json").json().data.map((o: { slug: string }) => o.slug)).toEqual(["acme"]);
+    expect(await rows("SELECT slug, name FROM organizations")).toEqual([{ slug: "acme", name: "Acme Inc" }]);
+
+    const key = pgAdmin("key", "create", "--workspace", "acme", "--name", "crm", "--tier", "paid", "--json").json();
+    expect(key.key).toMatch(/^svc_[0-9A-Za-z]{40}$/);
+    const listed = pgAdmin("key", "list", "--workspace", "acme", "--json");
+    expect(listed.stdout).not.toContain(key.key);
+    expect(listed.json().data).toEqual([expect.objectContaining({ id: key.id, rate_limit_tier: "paid", revoked_at: null, request_count: 0 })]);
+    expect(pgAdmin("key", "revoke", "--id", key.id, "--json").json().revoked_at).not.toBeNull();
+    expect(await rows("SELECT revoked_at IS NOT NULL AS revoked FROM api_keys")).toEqual([{ revoked: true }]);
+
+    const ada = pgAdmin("user", "add", "--workspace", "acme", "--name", "Ada", "--email", "ada@acme.example", "--role", "admin", "--json").json();
+    expect(ada).toMatchObject({ object: "user", role: "admin" });
+    expect(ada.invite_url).toMatch(/\/admin\/invite\/[A-Za-z0-9_-]{43}$/);
+    const reset = pgAdmin("user", "reset-password", "--workspace", "acme", "--email", "ada@acme.example", "--json").json();
+    expect(reset.invite_url).not.toBe(ada.invite_url);
+    expect(await rows("SELECT count(*)::int AS n FROM invites")).toEqual([{ n: 1 }]);
+    expect(pgAdmin("user", "list", "--workspace", "acme", "--json").json().data.map((u: { email: string }) => u.email)).toEqual(["ada@acme.example"]);
+
+    const updated = pgAdmin("workspace", "update", "--slug", "acme", "--slack-token", "xoxb-secret", "--launch-recap", "on", "--json");
+    expect(updated.json()).toMatchObject({ launch_recap_enabled: true, slack_token_set: true });
+    const [org] = await rows<{ t: string; r: boolean }>("SELECT slack_token_encrypted AS t, launch_recap_enabled AS r FROM organizations");
+    expect(org!.t).toStartWith("v1:");
+    expect(org!.r).toBe(true);
+
+    expect(pgAdmin("effects", "list", "--workspace", "acme", "--json").json()).toEqual({ object: "list", data: [] });
+    expect(pgAdmin("timeline", "list", "--workspace", "acme", "--customer", "1").stderr).toContain("No customer '1'");
+    expect(pgAdmin("key", "list", "--workspace", "nope").code).toBe(1);
+  }, 60_000);
+
+  test("db copy refuses a PostgreSQL source with the reason", () => {
+    const copy = pgAdmin("db", "copy", "--to", target.url);
+    expect(copy.code).toBe(1);
+    expect(copy.stderr).toContain("db copy reads a SQLite database");
   });
 });

@@ -6,10 +6,11 @@ import { createActivityStore } from "../../shared/db/activity.store.ts";
 import { dumpBoth } from "../../shared/db/copy.store.ts";
 import type { PgDb } from "../../shared/db/postgres.ts";
 import * as pgSchema from "../../shared/db/schema.pg.ts";
+import { run } from "../../shared/db/flow.ts";
 import { issueInvite } from "../../shared/invites.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { freshPostgresDatabase, testPostgresUrl } from "../support/postgres.ts";
-import { createTestApp, type TestApp } from "../support/test-app.ts";
+import { createTestApp, testEngine, type TestApp } from "../support/test-app.ts";
 
 const server = testPostgresUrl();
 
@@ -19,7 +20,8 @@ function admin(env: Record<string, string>, ...args: string[]) {
   return { code: result.exitCode, stderr: result.stderr.toString(), json: () => JSON.parse(lines[lines.length - 1]!) };
 }
 
-describe.skipIf(!server)("npm run admin -- db copy --to postgres://…", () => {
+// The copy's source is a SQLite file, so the suite's app runs on SQLite whatever TEST_ENGINE says.
+describe.skipIf(!server || testEngine() !== "sqlite")("npm run admin -- db copy --to postgres://…", () => {
   let t: TestApp;
   let target: Awaited<ReturnType<typeof freshPostgresDatabase>>;
   let client: SQL;
@@ -38,8 +40,8 @@ describe.skipIf(!server)("npm run admin -- db copy --to postgres://…", () => {
       await t.call("PATCH", `/api/v1/onboardings/${onboarding.id}`, { body: { phase: "launch", waiting_on_customer: true } });
     }
     await t.call("DELETE", "/api/v1/customers/1");
-    const user = addUser(t.db, systemClock, { workspaceSlug: "acme", name: "Casey", email: "casey@acme.example", role: "admin" });
-    issueInvite(t.db, systemClock, user, "http://127.0.0.1:3000");
+    const user = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Casey", email: "casey@acme.example", role: "admin" }));
+    await run(issueInvite(t.database, systemClock, user, "http://127.0.0.1:3000"));
     // More rows than one batch of the copy (500), so the walk from batch to batch is exercised.
     const activity = createActivityStore(t.db);
     for (let i = 0; i < 1234; i++) {

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { run } from "../../shared/db/flow.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { inviteAdmin, invitePath, PASSWORD } from "../support/admin-client.ts";
 import { launchChromium, screenshot, seriousAccessibilityViolations } from "../support/browser.ts";
@@ -70,7 +71,7 @@ describe("the admin area in a browser", () => {
   test(
     "invite → set password → sign in",
     async () => {
-      const { invite } = inviteAdmin(t.db, "acme", "ada@acme.example", { name: "Ada Admin", clock });
+      const { invite } = await inviteAdmin(t.database, "acme", "ada@acme.example", { name: "Ada Admin", clock });
       await page.goto(`${base}${invitePath(invite.url)}`);
       await checkPage(page, "set-password");
       await page.getByLabel("New password").fill(PASSWORD);
@@ -166,7 +167,7 @@ describe("the admin area in a browser", () => {
   test(
     "users, settings, deliveries, activity and audit pages",
     async () => {
-      addUser(t.db, clock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "U0CASEY1" });
+      await run(addUser(t.database, clock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "U0CASEY1" }));
       await page.goto(`${base}/admin/users`);
       await page.getByLabel("Name", { exact: true }).fill("Second Admin");
       await page.getByLabel("E-mail").fill("second@acme.example");
@@ -187,7 +188,7 @@ describe("the admin area in a browser", () => {
       expect(await page.content()).not.toContain("xoxb-e2e-secret-token");
       await checkPage(page, "settings");
 
-      seedReports();
+      await seedReports();
       await page.goto(`${base}/admin/deliveries`);
       await page.getByLabel("Status").selectOption("failed");
       await page.getByRole("button", { name: "Filter" }).click();
@@ -246,7 +247,7 @@ describe("the admin area in a browser", () => {
       const answer = page.waitForResponse((r) => r.url() === `${base}/admin/api-keys` && r.request().method() === "POST");
       await page.goto(`http://localhost:${evil.port}/`);
       expect((await answer).status()).toBe(403);
-      expect(t.db.$client.query("SELECT 1 FROM api_keys WHERE name = 'forged'").get()).toBeNull();
+      expect(await t.count("api_keys", "name = 'forged'")).toBe(0);
     },
     STEP,
   );
@@ -254,7 +255,7 @@ describe("the admin area in a browser", () => {
   test(
     "another workspace's administrator can neither see nor revoke",
     async () => {
-      const { invite } = inviteAdmin(t.db, "globex", "gus@globex.example", { clock });
+      const { invite } = await inviteAdmin(t.database, "globex", "gus@globex.example", { clock });
       const other = await browser.newContext();
       const p = await other.newPage();
       await p.goto(`${base}${invitePath(invite.url)}`);
@@ -329,10 +330,10 @@ describe("the admin area in a browser", () => {
   );
 });
 
-function seedReports() {
-  const onboarding = t.db.$client.query("SELECT id FROM onboardings LIMIT 1").get() as { id: string } | null;
+async function seedReports() {
+  const [onboarding] = await t.query<{ id: string }>("SELECT id FROM onboardings LIMIT 1");
   const onboardingId = onboarding?.id ?? "onb_e2e";
-  const org = (t.db.$client.query("SELECT id FROM organizations WHERE slug = 'acme'").get() as { id: string }).id;
+  const org = (await t.query<{ id: string }>("SELECT id FROM organizations WHERE slug = 'acme'"))[0]!.id;
   const key = t.keyIds.live;
   const now = clock.nowMicros();
   const rows: [string, string, string | null, string, string | null, number][] = [
@@ -342,13 +343,15 @@ function seedReports() {
     ["reminder.email", "ada@globex.example", "skipped", "no primary contact", 1],
   ].map((r, i) => [`dlv_e2e_${i}`, r[0] as string, r[1] as string | null, r[2] as string, r[3] as string | null, r[4] as number]);
   for (const [i, [id, kind, target, status, detail, attempts]] of rows.entries()) {
-    t.db.$client
-      .query("INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(id, `e2e-${i}`, org, onboardingId, kind, target, status, detail, attempts, now - i * 1000, now);
+    await t.query(
+      "INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      id, `e2e-${i}`, org, onboardingId, kind, target, status, detail, attempts, now - i * 1000, now,
+    );
   }
   for (let i = 0; i < 3; i++) {
-    t.db.$client
-      .query("INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(`req_e2e_${i}`, org, key, "crm-sync", "GET", "/api/v1/me", 200, "127.0.0.1", 1.5, now - i * 1000);
+    await t.query(
+      "INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      `req_e2e_${i}`, org, key, "crm-sync", "GET", "/api/v1/me", 200, "127.0.0.1", 1.5, now - i * 1000,
+    );
   }
 }

@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { listDeliveries } from "../../admin/reports.ts";
 import { freePort } from "../../scripts/private-redis.ts";
 import { openDatabase } from "../../shared/db/client.ts";
+import { sqliteDatabase } from "../../shared/db/database.ts";
+import { run } from "../../shared/db/flow.ts";
 import { exitWithin, startProcess } from "../support/processes.ts";
 import { testRedisUrl, uniquePrefix } from "../support/test-app.ts";
 
@@ -104,10 +106,12 @@ describe("the README walk-through and the guide's examples", () => {
         waitForEffects,
         `import { listDeliveries } from ${JSON.stringify(join(process.cwd(), "admin/reports.ts"))};
 import { openDatabase } from ${JSON.stringify(join(process.cwd(), "shared/db/client.ts"))};
-const db = openDatabase(${JSON.stringify(join(dir, "onboarding.sqlite"))});
+import { sqliteDatabase } from ${JSON.stringify(join(process.cwd(), "shared/db/database.ts"))};
+import { run } from ${JSON.stringify(join(process.cwd(), "shared/db/flow.ts"))};
+const database = sqliteDatabase(openDatabase(${JSON.stringify(join(dir, "onboarding.sqlite"))}));
 const deadline = Date.now() + 15000;
 while (Date.now() < deadline) {
-  const done = listDeliveries(db, "acme").filter((d) => d.status !== "pending");
+  const done = (await run(listDeliveries(database, "acme"))).filter((d) => d.status !== "pending");
   if (done.length >= 2) process.exit(0);
   await Bun.sleep(50);
 }
@@ -136,9 +140,9 @@ process.exit(1);
       }
 
       // And the story the README tells holds: the DM failed for the reason it gives.
-      const db = openDatabase(join(dir, "onboarding.sqlite"));
-      const effects = listDeliveries(db, "acme");
-      db.$client.close();
+      const database = sqliteDatabase(openDatabase(join(dir, "onboarding.sqlite")));
+      const effects = await run(listDeliveries(database, "acme"));
+      database.close();
       expect(effects.map((e) => `${(e as Record<string, unknown>).kind} ${(e as Record<string, unknown>).status}`).sort()).toEqual(["launch.calendar_entry sent", "launch.slack_dm failed"]);
     } finally {
       api.kill("SIGTERM");

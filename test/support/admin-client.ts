@@ -1,7 +1,7 @@
-import type { Db } from "../../shared/db/client.ts";
 import type { Clock } from "../../shared/clock.ts";
 import { systemClock } from "../../shared/clock.ts";
-import { writeTransaction } from "../../shared/db/client.ts";
+import type { Database } from "../../shared/db/database.ts";
+import { run } from "../../shared/db/flow.ts";
 import { issueInvite } from "../../shared/invites.ts";
 import { addUser } from "../../shared/workspaces.ts";
 
@@ -78,19 +78,21 @@ function nonceOf(page: string): Record<string, string> {
 export const invitePath = (url: string) => new URL(url).pathname;
 
 /** An administrator added the way the operator's `user add --role admin` does, with their invite link. */
-export function inviteAdmin(db: Db, workspaceSlug: string, email: string, options: { name?: string; clock?: Clock; publicUrl?: string } = {}) {
+export async function inviteAdmin(database: Database, workspaceSlug: string, email: string, options: { name?: string; clock?: Clock; publicUrl?: string } = {}) {
   const clock = options.clock ?? systemClock;
-  return writeTransaction(db, () => {
-    const user = addUser(db, clock, { workspaceSlug, name: options.name ?? email.split("@")[0]!, email, role: "admin" });
-    return { user, invite: issueInvite(db, clock, user, options.publicUrl ?? "http://127.0.0.1:3000") };
-  });
+  return await run(
+    database.transaction(function* () {
+      const user = yield* addUser(database, clock, { workspaceSlug, name: options.name ?? email.split("@")[0]!, email, role: "admin" });
+      return { user, invite: yield* issueInvite(database, clock, user, options.publicUrl ?? "http://127.0.0.1:3000") };
+    }),
+  );
 }
 
 export const PASSWORD = "correct horse battery staple";
 
 /** Invites an administrator, sets their password through the page and signs them in. */
-export async function signedInAdmin(app: Handler, db: Db, workspaceSlug: string, email: string, clock?: Clock) {
-  const { user, invite } = inviteAdmin(db, workspaceSlug, email, { clock });
+export async function signedInAdmin(app: Handler, database: Database, workspaceSlug: string, email: string, clock?: Clock) {
+  const { user, invite } = await inviteAdmin(database, workspaceSlug, email, { clock });
   const client = adminClient(app);
   const set = await client.post(invitePath(invite.url), { password: PASSWORD });
   if (set.status !== 303) throw new Error(`setting the password answered ${set.status}: ${set.text}`);
