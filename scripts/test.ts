@@ -11,7 +11,16 @@ import { postgresAnswers } from "../test/support/postgres.ts";
 
 const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
 /** Suites that go through the data-access layer only, so they mean the same on both engines. */
-const ENGINE_NEUTRAL = ["test/http", "test/worker", "test/admin-area", "test/admin/cli.test.ts", "test/db/transactions.test.ts", "test/ops/api-process.test.ts"];
+const ENGINE_NEUTRAL = [
+  "test/http",
+  "test/worker",
+  "test/admin-area",
+  "test/admin/cli.test.ts",
+  "test/db/transactions.test.ts",
+  "test/ops/api-process.test.ts",
+  "test/faults/redis-data-loss.test.ts",
+  "test/scale/several-workers.test.ts",
+];
 
 const args = process.argv.slice(2);
 const totals = { pass: 0, fail: 0 };

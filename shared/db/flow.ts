@@ -33,37 +33,28 @@ export function isFlow(value: unknown): value is Flow<unknown> {
 export function run<T>(flow: Flow<T>): MaybePromise<T> {
   let step = flow.next();
   while (!step.done) {
-    const answer = step.value;
-    if (answer instanceof Promise) return continueAsync(flow, answer.then(undefined, (cause: unknown) => {
-      throw new StepFailed(cause);
-    }));
-    step = flow.next(answer);
+    if (step.value instanceof Promise) return continueAsync(flow, step.value);
+    step = flow.next(step.value);
   }
   return step.value;
 }
 
 async function continueAsync<T>(flow: Flow<T>, pending: Promise<unknown>): Promise<T> {
   for (;;) {
-    let step: IteratorResult<unknown, T>;
+    let answer: unknown;
+    let failed = false;
     try {
-      const answer = await pending;
-      step = flow.next(answer);
+      answer = await pending;
     } catch (error) {
-      // Only a rejected step is thrown into the flow; an error the flow raised itself ended it.
-      if (!(error instanceof StepFailed)) throw error;
-      step = flow.throw(error.cause);
+      failed = true;
+      answer = error;
     }
+    // An error the flow itself raises (here or in a later synchronous step) ends it: rethrown.
+    let step = failed ? flow.throw(answer) : flow.next(answer);
     while (!step.done && !(step.value instanceof Promise)) step = flow.next(step.value);
     if (step.done) return step.value;
-    pending = (step.value as Promise<unknown>).then(undefined, (cause: unknown) => {
-      throw new StepFailed(cause);
-    });
+    pending = step.value as Promise<unknown>;
   }
-}
-
-/** Marks a rejection as the step's, so `continueAsync` can tell it from the flow's own throw. */
-class StepFailed {
-  constructor(readonly cause: unknown) {}
 }
 
 /**
