@@ -30,7 +30,10 @@ Bun.serve({
       const [row] = await sql`UPDATE onboardings SET phase = ${body.phase}, updated_at = ${at} WHERE id = ${id} RETURNING *`;
       return Response.json(row);
     }
-    if (id) return Response.json((await sql`SELECT * FROM onboardings WHERE id = ${id}`)[0]);
+    if (id) {
+      const [row] = await sql`SELECT * FROM onboardings WHERE id = ${id}`;
+      return row ? Response.json(row) : Response.json({ error: "not found" }, { status: 404 });
+    }
     const rows = await sql`
       SELECT * FROM onboardings WHERE org_id = ${url.searchParams.get("org")!} AND deleted_at IS NULL AND phase = ${url.searchParams.get("phase")!}
         AND created_at < ${Number.MAX_SAFE_INTEGER} ORDER BY created_at DESC LIMIT 21`;

@@ -71,6 +71,7 @@ process.on("exit", () => {
 const prefix = "bench";
 const servicePath = join(dir, "service.sqlite");
 const baselinePath = join(dir, "baseline.sqlite");
+if (onPostgres) S.big = 0; // only the HTTP scenarios run: no million-row workspace to copy
 log(`seeding (${S.orgs} workspaces × ${S.keysPerOrg} paid keys, ${S.perOrg} onboardings each; ${S.big.toLocaleString()} in the large workspace)…`);
 const serviceDb = openDatabase(servicePath);
 const keys = seedWorkspaces(serviceDb, { orgs: S.orgs, keysPerOrg: S.keysPerOrg, onboardings: S.perOrg });
@@ -79,7 +80,6 @@ const smallKeys = seedWorkspaces(serviceDb, { orgs: 1, keysPerOrg: 20, onboardin
 const largeKeys = seedWorkspaces(serviceDb, { orgs: 1, keysPerOrg: 20, onboardings: 0, prefix: "large" });
 const large = largeKeys[0]!;
 const seedStarted = performance.now();
-if (onPostgres) S.big = 0; // only the HTTP scenarios run: no million-row workspace to copy
 seedOnboardings(serviceDb, large.orgId, large.customerId, S.big);
 log(`  ${S.big.toLocaleString()} onboardings in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
 const baselineDb = openDatabase(baselinePath);
