@@ -106,9 +106,8 @@ export async function createApp(infra: AppInfrastructure) {
   const queueRedis = infra.redis.duplicate({ commandTimeout: QUEUE_COMMAND_TIMEOUT_MS });
   queueRedis.on("error", () => {}); // the request connection's listener reports outages once
   const queues = createQueues(queueRedis, infra.redisPrefix);
-  // The outbox writer kicks the relay, which reads through the stores: built in two steps.
-  let kickRelay = () => {};
-  const stores = createApiStores(database, () => kickRelay());
+  // The outbox writer kicks the relay (only ever after `relay` below exists).
+  const stores = createApiStores(database, () => void relay.kick());
   const relay = createRelay({
     store: stores.relayOutbox,
     queues,
@@ -118,7 +117,6 @@ export async function createApp(infra: AppInfrastructure) {
     reconcileAfterMs: infra.outboxReconcileAfterMs,
     reconcileEveryMs: infra.outboxReconcileAfterMs === undefined ? undefined : Math.max(100, infra.outboxReconcileAfterMs / 3),
   });
-  kickRelay = () => void relay.kick();
   const services: ServiceDeps = {
     transaction: database.transaction,
     clock,

@@ -27,4 +27,3 @@ export function createPgSequences(db: PgDb) {
   };
 }
 
-export type PgNextSequence = ReturnType<typeof createPgSequences>;

@@ -14,4 +14,3 @@ export function createWorkspaceStore(db: Db) {
   };
 }
 
-export type WorkspaceStore = ReturnType<typeof createWorkspaceStore>;

@@ -52,4 +52,3 @@ export function createLookups(db: Db) {
   };
 }
 
-export type Lookups = ReturnType<typeof createLookups>;

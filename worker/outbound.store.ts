@@ -73,4 +73,3 @@ export function createOutboundStore(db: Db) {
   };
 }
 
-export type OutboundStore = ReturnType<typeof createOutboundStore>;

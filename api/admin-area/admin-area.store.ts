@@ -69,16 +69,6 @@ export interface ActivityView {
   at: number;
 }
 
-export interface AuditView {
-  id: number;
-  actor: string;
-  action: string;
-  target: string | null;
-  detail: string | null;
-  address: string | null;
-  at: number;
-}
-
 export interface AuditEntry {
   orgId: string;
   actorUserId: string | null;
@@ -89,6 +79,9 @@ export interface AuditEntry {
   address: string | null;
   at: number;
 }
+
+/** An audit entry as the audit page lists it. */
+export type AuditView = Omit<AuditEntry, "orgId" | "actorUserId"> & { id: number };
 
 export function createAdminAreaStore(db: Db) {
   const q = db.$client;
@@ -240,4 +233,3 @@ export function createAdminAreaStore(db: Db) {
   };
 }
 
-export type AdminAreaStore = ReturnType<typeof createAdminAreaStore>;

@@ -60,4 +60,3 @@ export function createApiKeyStore(db: Db) {
   };
 }
 
-export type ApiKeyStore = ReturnType<typeof createApiKeyStore>;

@@ -50,4 +50,3 @@ export function createContactStore(db: Db) {
   };
 }
 
-export type ContactStore = ReturnType<typeof createContactStore>;

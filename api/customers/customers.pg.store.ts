@@ -2,17 +2,13 @@ import { and, desc, eq, isNull, lt } from "drizzle-orm";
 import { on, type PgDb } from "../../shared/db/postgres.ts";
 import { contacts, customers, onboardings } from "../../shared/db/schema.pg.ts";
 import type { CustomerRow } from "../../shared/db/schema.ts";
+import type { StoreOf } from "../../shared/db/flow.ts";
 import type { CustomerStore } from "./customers.store.ts";
-
-type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 
 const live = (orgId: string) => and(eq(customers.orgId, orgId), isNull(customers.deletedAt));
 
 /** The PostgreSQL adapter of the customer store: the same methods and rows as its SQLite twin. */
-export function createPgCustomerStore(db: PgDb): Async<Pick<CustomerStore, "byId" | "byDisplayId" | "slugInUse" | "page" | "softDeleteCascade">> & {
-  insert(row: Omit<CustomerRow, "deletedAt">): Promise<void>;
-  update(row: CustomerRow): Promise<void>;
-} {
+export function createPgCustomerStore(db: PgDb): StoreOf<CustomerStore> {
   const first = <T>(rows: T[]) => rows[0];
   return {
     byId: async (orgId, id) => first(await on(db).select().from(customers).where(and(live(orgId), eq(customers.id, id)))),

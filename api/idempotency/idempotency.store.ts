@@ -52,4 +52,3 @@ export function createIdempotencyStore(db: Db) {
   };
 }
 
-export type IdempotencyStore = ReturnType<typeof createIdempotencyStore>;

@@ -75,4 +75,3 @@ export function createOnboardingStore(db: Db) {
   };
 }
 
-export type OnboardingStore = ReturnType<typeof createOnboardingStore>;

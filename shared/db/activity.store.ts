@@ -34,4 +34,3 @@ export function createActivityStore(db: Db) {
   };
 }
 
-export type ActivityStore = ReturnType<typeof createActivityStore>;

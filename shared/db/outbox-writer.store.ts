@@ -23,4 +23,3 @@ export function createOutboxWriter(db: Db, onWrite: () => void = () => {}) {
   };
 }
 
-export type OutboxWriter = ReturnType<typeof createOutboxWriter>;

@@ -72,4 +72,3 @@ export function createPgOutboxStore(db: PgDb) {
   };
 }
 
-export type PgOutboxStore = ReturnType<typeof createPgOutboxStore>;

@@ -82,4 +82,3 @@ export function createOutboxStore(db: Db) {
   };
 }
 
-export type OutboxStore = ReturnType<typeof createOutboxStore>;

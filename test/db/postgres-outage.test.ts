@@ -15,6 +15,7 @@ import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 import { freshPostgresDatabase, testPostgresUrl } from "../support/postgres.ts";
 import { testRedisUrl, uniquePrefix, waitUntilReady } from "../support/test-app.ts";
 import { startTcpProxy } from "../support/tcp-proxy.ts";
+import { waitFor } from "../support/wait.ts";
 
 const server = testPostgresUrl();
 
@@ -53,12 +54,7 @@ describe.skipIf(!server)("PostgreSQL away while running, and back", () => {
     expect(await health.answers()).toBe(false);
 
     proxy.restore();
-    const deadline = Date.now() + 10_000;
-    let recovered = false;
-    while (!recovered && Date.now() < deadline) {
-      recovered = await write(3).then(() => true, () => false);
-      if (!recovered) await Bun.sleep(100);
-    }
+    const recovered = await waitFor(() => write(3).then(() => true, () => false), "a write once PostgreSQL is back", 10_000);
     expect(recovered).toBe(true);
     expect(await health.answers()).toBe(true);
     const rows = await db.execute(sql`SELECT nonce FROM form_submissions ORDER BY at`);
@@ -74,12 +70,7 @@ describe.skipIf(!server)("PostgreSQL away while running, and back", () => {
     expect(performance.now() - started).toBeLessThan(5000);
     proxy.cut(); // the partition ends as failovers do: the old connections are gone
     proxy.restore();
-    const deadline = Date.now() + 15_000;
-    let recovered = false;
-    while (!recovered && Date.now() < deadline) {
-      recovered = await write(12).then(() => true, () => false);
-      if (!recovered) await Bun.sleep(100);
-    }
+    const recovered = await waitFor(() => write(12).then(() => true, () => false), "a write once the partition ends", 15_000);
     expect(recovered).toBe(true);
   });
 
@@ -115,13 +106,8 @@ describe.skipIf(!server)("PostgreSQL away while running, and back", () => {
 
       proxy.cut();
       proxy.restore();
-      const deadline = Date.now() + 15_000;
-      let status = 0;
-      while (status !== 201 && Date.now() < deadline) {
-        status = (await call("POST", "/api/v1/customers", { name: "After" })).status;
-        if (status !== 201) await Bun.sleep(200);
-      }
-      expect(status).toBe(201);
+      const created = await waitFor(async () => (await call("POST", "/api/v1/customers", { name: "After" })).status === 201, "a create once PostgreSQL is back", 15_000);
+      expect(created).toBe(true);
       expect((await call("GET", "/api/v1/health/ready")).status).toBe(200);
     } finally {
       await Promise.race([close().catch(() => {}), Bun.sleep(5000)]);

@@ -8,6 +8,7 @@ import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 import { waitUntilUp } from "../support/api-process.ts";
 import { exitWithin, startProcess } from "../support/processes.ts";
 import { testPostgresUrl } from "../support/postgres.ts";
+import { waitFor } from "../support/wait.ts";
 import { freshTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from "../support/test-app.ts";
 
 /**
@@ -104,8 +105,7 @@ describe.skipIf(!postgres)("two API processes on one PostgreSQL database", () =>
     const onboardings = await Promise.all(Array.from({ length: 40 }, (_, i) => call(i, "POST", "/onboardings", { customer_id: customer.id })));
     const patched = await Promise.all(onboardings.map((o, i) => call(i, "PATCH", `/onboardings/${o.body.id}`, { phase: "review" })));
     expect(patched.map((r) => r.status)).toEqual(Array(40).fill(200));
-    const deadline = Date.now() + 15_000;
-    while ((await database.count("outbox", "relayed_at IS NULL")) > 0 && Date.now() < deadline) await Bun.sleep(100);
+    await waitFor(async () => (await database.count("outbox", "relayed_at IS NULL")) === 0, "every outbox row relayed", 15_000);
     expect(await database.count("outbox", "relayed_at IS NULL")).toBe(0);
 
     const records = new Queue("records", { connection: redis, prefix });
@@ -121,12 +121,8 @@ describe.skipIf(!postgres)("two API processes on one PostgreSQL database", () =>
     await Bun.sleep(1500); // each process flushes its counts every second: let earlier tests' land
     const [before] = await database.query<{ request_count: number }>("SELECT request_count FROM api_keys WHERE name = 'scale'");
     await Promise.all(Array.from({ length: 30 }, (_, i) => call(i, "GET", "/me")));
-    const deadline = Date.now() + 5_000;
-    let after = before!.request_count;
-    while (after < before!.request_count + 30 && Date.now() < deadline) {
-      await Bun.sleep(200);
-      after = (await database.query<{ request_count: number }>("SELECT request_count FROM api_keys WHERE name = 'scale'"))[0]!.request_count;
-    }
-    expect(after).toBe(before!.request_count + 30);
+    const count = async () => (await database.query<{ request_count: number }>("SELECT request_count FROM api_keys WHERE name = 'scale'"))[0]!.request_count;
+    await waitFor(async () => (await count()) >= before!.request_count + 30, "both processes' usage flushed", 5_000).catch(() => {});
+    expect(await count()).toBe(before!.request_count + 30);
   });
 });
