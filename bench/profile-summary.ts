@@ -1,6 +1,7 @@
 /**
  * `bun bench/profile-summary.ts <file.cpuprofile> [top]`: self time per function (and per
- * file), from a profile written by `bun --cpu-prof`. Idle time is left out of the shares.
+ * file), and inclusive time of the service's own functions, from a profile written by
+ * `bun --cpu-prof`. Idle time is left out of the shares.
  */
 import { readFileSync } from "node:fs";
 
@@ -20,6 +21,7 @@ const label = (node: Node) =>
 const viaCaller = new Map<string, number>();
 const self = new Map<string, number>();
 const perFile = new Map<string, number>();
+const inclusive = new Map<string, number>();
 let total = 0;
 profile.samples.forEach((id, i) => {
   const node = byId.get(id)!;
@@ -38,6 +40,17 @@ profile.samples.forEach((id, i) => {
     const name = `${functionName || "(anonymous)"} <- ${caller === undefined ? "(root)" : label(byId.get(caller)!)}`;
     viaCaller.set(name, (viaCaller.get(name) ?? 0) + dt);
   }
+  // Inclusive time of the project's own functions: each counted once per sample, however deep.
+  const seen = new Set<string>();
+  for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+    const frame = byId.get(at)!;
+    const url = frame.callFrame.url;
+    if (url.includes("node_modules") || !/\/(api|shared)\//.test(url)) continue;
+    const name = label(frame);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    inclusive.set(name, (inclusive.get(name) ?? 0) + dt);
+  }
 });
 const top = Number(topArg ?? 30);
 const show = (map: Map<string, number>, n: number) =>
@@ -46,5 +59,7 @@ console.log(`busy time: ${(total / 1e6).toFixed(2)} s\n-- by function --`);
 show(self, top);
 console.log("-- native time by nearest caller with source --");
 show(viaCaller, 15);
+console.log("-- inclusive (with callees), the service's own functions --");
+show(inclusive, 25);
 console.log("-- by file --");
 show(perFile, 15);
