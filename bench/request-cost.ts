@@ -23,9 +23,9 @@ import { seedOnboardings, seedWorkspaces } from "./lib/seed.ts";
 
 const args = process.argv.slice(2);
 const count = Number(args.find((a) => a.startsWith("--count="))?.slice(8) ?? 20_000);
-const ALL = ["read", "list", "create", "patch"] as const;
+const ALL = ["read", "list", "create", "patch", "me", "health"] as const;
 const chosen = args.filter((a) => !a.startsWith("--")) as (typeof ALL)[number][];
-const scenarios = chosen.length ? chosen : [...ALL];
+const scenarios = chosen.length ? chosen : ALL.filter((s) => s !== "me" && s !== "health");
 
 const dir = mkdtempSync(join(tmpdir(), "request-cost-"));
 const redisServer = await startPrivateRedis();
@@ -61,6 +61,8 @@ const headers = (extra: Record<string, string> = {}) => ({ authorization: `Beare
 const base = "http://127.0.0.1:3000/api/v1/onboardings";
 
 const service: Record<(typeof ALL)[number], (i: number) => Request> = {
+  me: () => new Request("http://127.0.0.1:3000/api/v1/me", { headers: headers() }),
+  health: () => new Request("http://127.0.0.1:3000/api/v1/health"),
   read: (i) => new Request(`${base}/${onboardingIds[i % onboardingIds.length]}`, { headers: headers() }),
   list: () => new Request(`${base}?phase=review&limit=20`, { headers: headers() }),
   create: (i) =>
@@ -77,6 +79,8 @@ const service: Record<(typeof ALL)[number], (i: number) => Request> = {
     }),
 };
 const baseline: Record<(typeof ALL)[number], (i: number) => Promise<Response>> = {
+  me: async () => Response.json({ object: "me" }),
+  health: async () => Response.json({ status: "ok" }),
   read: async (i) => Response.json(byId.get({ id: onboardingIds[i % onboardingIds.length]! })),
   list: async () => {
     const rows = page.all({ orgId: first!.orgId, phase: "review", before: Number.MAX_SAFE_INTEGER, limit: 21 });

@@ -93,10 +93,20 @@ export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queue
     },
   });
 
+  // prom-client hashes a label object on every call; one labelled child per series, looked up
+  // by a string key, costs a Map lookup instead (every request records two series).
+  const series = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
+
   return {
     observe(method: string, route: string, status: number, seconds: number): void {
-      requests.inc({ method, route, status: String(status) });
-      latency.observe({ method, route }, seconds);
+      const key = `${method} ${route} ${status}`;
+      let one = series.get(key);
+      if (!one) {
+        one = { count: requests.labels(method, route, String(status)), duration: latency.labels(method, route) };
+        series.set(key, one);
+      }
+      one.count.inc();
+      one.duration.observe(seconds);
     },
     clientDisconnected(method: string, route: string): void {
       disconnects.inc({ method, route });

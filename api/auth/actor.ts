@@ -1,14 +1,14 @@
 import type { KeyMode, RateLimitTier } from "../../shared/domain.ts";
 
-/** Who is calling: the API key and its workspace, as every service function receives it. */
+/** Who is calling: the API key and its workspace, as every service function receives it (one object per cached key, shared by its requests: read-only). */
 export interface Actor {
-  orgId: string;
-  orgSlug: string;
-  orgName: string;
-  keyId: string;
+  readonly orgId: string;
+  readonly orgSlug: string;
+  readonly orgName: string;
+  readonly keyId: string;
   /** The key's name: the actor recorded on every audit record. */
-  keyName: string;
-  keyPrefix: string;
-  mode: KeyMode;
-  tier: RateLimitTier;
+  readonly keyName: string;
+  readonly keyPrefix: string;
+  readonly mode: KeyMode;
+  readonly tier: RateLimitTier;
 }

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { on, pgTransaction, type PgDb } from "../../shared/db/postgres.ts";
-import { apiKeys, organizations } from "../../shared/db/schema.pg.ts";
+import { apiKeys, authRevision, organizations } from "../../shared/db/schema.pg.ts";
 import type { KeyRow, KeyUsageDelta } from "./api-keys.store.ts";
 
 /**
@@ -18,6 +18,7 @@ export function createPgApiKeyStore(db: PgDb) {
           .from(apiKeys)
           .where(eq(apiKeys.keyHash, hash))
       )[0] ?? null,
+    revision: async (): Promise<number> => (await on(db).select({ revision: authRevision.revision }).from(authRevision).where(eq(authRevision.id, 1)))[0]!.revision,
     workspace: async (orgId: string) => (await on(db).select({ slug: organizations.slug, name: organizations.name }).from(organizations).where(eq(organizations.id, orgId)))[0],
     addUsage: (batch: Iterable<[keyId: string, usage: KeyUsageDelta]>) =>
       pgTransaction(db, async () => {

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { writeTransaction, type Db } from "../../shared/db/client.ts";
 import { col as c } from "../../shared/db/raw-select.ts";
-import { apiKeys, organizations } from "../../shared/db/schema.ts";
+import { apiKeys, authRevision, organizations } from "../../shared/db/schema.ts";
 import type { KeyMode, RateLimitTier } from "../../shared/domain.ts";
 
 export interface KeyRow {
@@ -39,6 +39,9 @@ export function createApiKeyStore(db: Db) {
     .from(organizations)
     .where(eq(organizations.id, p("id")))
     .prepare();
+  const revision = db.$client.prepare<{ revision: number }, []>(
+    `SELECT ${c(authRevision.revision)} AS revision FROM "auth_revision" WHERE ${c(authRevision.id)} = 1`,
+  );
   // Raw, like the lookup: measured 25% faster than drizzle's prepared update for a flush.
   const addUsage = db.$client.prepare(
     `UPDATE "api_keys" SET ${c(k.requestCount)} = ${c(k.requestCount)} + $count,
@@ -49,6 +52,8 @@ export function createApiKeyStore(db: Db) {
 
   return {
     byHash: (hash: string): KeyRow | null => byHash.get({ hash }),
+    /** Grows whenever any key is revoked, renamed, re-tiered or deleted (triggers keep it). */
+    revision: (): number => revision.get()!.revision,
     /** A workspace's id, slug and name: never change, so callers may keep them. */
     workspace: (orgId: string) => identity.get({ id: orgId }),
     /** Adds a flush's counts in one transaction: concurrent flushes of other processes add up. */

@@ -26,37 +26,70 @@ export function parseAuthorization(header: string | null): string {
   return key;
 }
 
+/** Keys a process keeps (a bound on memory, not a working-set guess: 10,000 keys are ~3 MB). */
+const MAX_CACHED_KEYS = 10_000;
+
+type Known = { actor: Actor; revokedPrefix: null } | { actor: null; revokedPrefix: string };
+
 /**
- * Looks a key up by its SHA-256 through one indexed, prepared query on every request, so a
- * revocation holds from the very next request, in every process. The workspace's identity
- * (id, slug, name) never changes, so it is read once per workspace and kept.
+ * Finds the calling key by its SHA-256. Keys already seen are kept in memory by that hash,
+ * with the answer (the actor, or "revoked"); every request first reads the one-row
+ * `auth_revision`, which triggers bump on any change to a key's identity, and a new revision
+ * empties the cache. So a revocation holds from the very next request in every process, as
+ * with a lookup per request, for the price of a one-row read. The workspace's identity (id,
+ * slug, name) never changes, so it is read once per workspace and kept.
  */
 export function createAuthenticator(store: ApiStores["apiKeys"]) {
   const workspaces = new Map<string, { slug: string; name: string }>();
+  const known = new Map<string, Known>();
+  let knownAt = -1;
 
   return function* authenticate(header: string | null): Flow<Actor> {
     const key = parseAuthorization(header);
-    const found = KEY_PATTERN.test(key) ? yield* use(store.byHash(hashApiKey(key))) : null;
-    if (!found) throw new DomainError("invalid_api_key", `Invalid API key provided: ${key.slice(0, 12)}…`);
-    if (found.revokedAt !== null) {
-      throw new DomainError("api_key_revoked", `The API key ${found.keyPrefix}… has been revoked.`);
+    if (!KEY_PATTERN.test(key)) throw invalidKey(key);
+    const revision = yield* use(store.revision());
+    if (revision !== knownAt) {
+      known.clear();
+      knownAt = revision;
     }
-    let workspace = workspaces.get(found.orgId);
-    if (!workspace) {
-      workspace = (yield* use(store.workspace(found.orgId)))!;
-      workspaces.set(found.orgId, workspace);
+    const hash = hashApiKey(key);
+    let entry = known.get(hash);
+    if (!entry) {
+      const found = yield* use(store.byHash(hash));
+      if (!found) throw invalidKey(key);
+      let workspace = workspaces.get(found.orgId);
+      if (!workspace) {
+        workspace = (yield* use(store.workspace(found.orgId)))!;
+        workspaces.set(found.orgId, workspace);
+      }
+      entry =
+        found.revokedAt !== null
+          ? { actor: null, revokedPrefix: found.keyPrefix }
+          : {
+              actor: {
+                orgId: found.orgId,
+                orgSlug: workspace.slug,
+                orgName: workspace.name,
+                keyId: found.keyId,
+                keyName: found.keyName,
+                keyPrefix: found.keyPrefix,
+                mode: found.mode,
+                tier: found.tier,
+              },
+              revokedPrefix: null,
+            };
+      // On PostgreSQL another request may have seen a newer revision meanwhile: what was read
+      // under an older one is used for this request only, never kept.
+      if (knownAt === revision) {
+        known.set(hash, entry);
+        if (known.size > MAX_CACHED_KEYS) known.delete(known.keys().next().value!);
+      }
     }
-    return {
-      orgId: found.orgId,
-      orgSlug: workspace.slug,
-      orgName: workspace.name,
-      keyId: found.keyId,
-      keyName: found.keyName,
-      keyPrefix: found.keyPrefix,
-      mode: found.mode,
-      tier: found.tier,
-    };
+    if (entry.actor === null) throw new DomainError("api_key_revoked", `The API key ${entry.revokedPrefix}… has been revoked.`);
+    return entry.actor;
   };
 }
+
+const invalidKey = (key: string) => new DomainError("invalid_api_key", `Invalid API key provided: ${key.slice(0, 12)}…`);
 
 export type Authenticate = ReturnType<typeof createAuthenticator>;

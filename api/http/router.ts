@@ -172,12 +172,14 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       return { response: toResponse(result), activityWritten };
     }
 
-    const handle = async (ctx: Ctx): Promise<Response> => {
+    // Destructured, not `ctx`: Elysia reads the handler's parameters to decide what to build
+    // per request, and a whole `ctx` handed on makes it parse cookies and copy every response.
+    const handle = async ({ request, params, server }: Ctx): Promise<Response> => {
+      const ctx = { request, params, server };
       const started = performance.now();
       const requestId = newId("req");
-      const address = ctx.server?.requestIP(ctx.request)?.address ?? "unknown";
+      const address = server?.requestIP(request)?.address ?? "unknown";
       const headers: Record<string, string> = { "request-id": requestId };
-      const log = deps.logger.child({ request_id: requestId });
       let actor: Actor | undefined;
       let response: Response;
       let activityWritten = false;
@@ -210,13 +212,14 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         }
         response = errorResponse(
           error,
-          (e) => log.error("unhandled error", { route: route.operationId, error: serializeError(e) }),
+          (e) => deps.logger.error("unhandled error", { request_id: requestId, route: route.operationId, error: serializeError(e) }),
           headers,
         );
       }
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       deps.metrics.observe(route.method, route.path, response.status, durationMs / 1000);
-      log.info("request", {
+      deps.logger.info("request", {
+        request_id: requestId,
         key_prefix: actor?.keyPrefix,
         method: route.method,
         route: route.path,

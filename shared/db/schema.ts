@@ -59,6 +59,18 @@ export const apiKeys = sqliteTable(
 );
 
 /**
+ * One row whose `revision` grows whenever any key's identity changes (revoked, renamed,
+ * re-tiered, moved or deleted). Triggers on `api_keys` bump it (migration
+ * `auth_revision`), so no writer, here or in a future tool, can forget to. The API caches
+ * keys by their hash and reads this row on every request: a revocation holds from the next
+ * request in every process, for the price of a one-row read instead of a key lookup.
+ */
+export const authRevision = sqliteTable("auth_revision", {
+  id: integer("id").primaryKey(),
+  revision: integer("revision").notNull(),
+});
+
+/**
  * One row per workspace and resource kind: the last `display_id` handed out and the last
  * `created_at`. A create bumps both in one upsert inside its write transaction, which makes
  * display ids sequential and never reused, and `created_at` strictly increasing, even when
