@@ -6,7 +6,10 @@ import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import { DomainError } from "../../shared/errors.ts";
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
-/** A claim this old belongs to a request that crashed: another request may take it over. */
+/**
+ * An unfinished claim this old belongs to a request that crashed: another request may take it
+ * over. Only `begin` commits unfinished claims (`perform` commits the claim with the record).
+ */
 export const CLAIM_TIMEOUT_MICROS = 60 * 1_000_000;
 /** Stored responses are replayed for 24 hours, then purged. */
 export const RETENTION_MICROS = 24 * 3600 * 1_000_000;
