@@ -1,6 +1,6 @@
 import type { Elysia } from "elysia";
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
-import { retryWhileBusy, tryOrRetryWhileBusy } from "../../shared/db/busy.ts";
+import { tryOrRetryWhileBusy } from "../../shared/db/busy.ts";
 import type { Transaction } from "../../shared/db/database.ts";
 import { isFlow, run, settle, use, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
 import { withinDeadline } from "../../shared/db/postgres.ts";
@@ -91,11 +91,12 @@ const CLIENT_CLOSED_REQUEST = 499;
  * Mounts every route behind one pipeline: authentication (an address's failed attempts
  * count against its own budget), the key's rate limit and usage, path/query/body
  * validation, then the handler. A call that changes data runs its handler and writes its
- * activity entry in one transaction (inside the idempotency record's, when the request
- * carries an Idempotency-Key), so a crash cannot keep the change and lose the entry. When
- * another process holds the database's write lock, the transaction is retried with timers,
- * never a blocking wait, and after `busyTimeoutMs` answers 503 with Retry-After. Every
- * response, errors included, carries the per-request headers gathered on the way.
+ * activity entry in one transaction (with the Idempotency-Key's claim and stored response,
+ * when the request carries one: one commit), so a crash cannot keep the change and lose the
+ * entry, nor leave the key claimed. When another process holds the database's write lock,
+ * the transaction is retried with timers, never a blocking wait, and after `busyTimeoutMs`
+ * answers 503 with Retry-After. Every response, errors included, carries the per-request
+ * headers gathered on the way.
  */
 export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, routes: readonly RouteDef[], deps: RouterDeps): void {
   // Short pauses: a lock held by another process (the worker's writes) is usually gone within
@@ -147,24 +148,17 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         const key = validateIdempotencyKey(idempotencyKey);
         const pathname = new URL(ctx.request.url).pathname;
         const fingerprint = requestFingerprint(route.method, pathname, rawBody);
-        let claimed = false;
+        // In memory until the request ends, busy waits included: the claim in the database
+        // commits only with the record, so until then nothing there tells this process's other
+        // requests with the key to wait.
+        const leave = deps.idempotency.enter(actor.keyId, key);
         try {
-          const claimAndChange = function* () {
-            if (!claimed) {
-              const claim = yield* deps.idempotency.begin(actor.keyId, key, fingerprint);
-              if (claim.kind === "replay") return { response: json(claim.status, claim.body, { ...headers, "idempotent-replay": "true" }), activityWritten };
-              claimed = true;
-            }
-            const body = yield* deps.idempotency.execute(actor.keyId, key, status, changeWithActivity);
-            return { response: json(status, body, headers), activityWritten };
-          };
-          return await tryOrRetryWhileBusy(() => run(claimAndChange()), busy);
-        } catch (error) {
-          // Gave up on a held lock with the claim still ours: free the key as soon as the lock allows.
-          if (claimed && error instanceof DomainError && error.code === "service_unavailable") {
-            void retryWhileBusy(() => deps.idempotency.release(actor.keyId, key), { timeoutMs: 60_000, maxPauseMs: 1000 }).catch(() => {}); // on PostgreSQL: one try, else the claim times out
-          }
-          throw error;
+          const outcome = await tryOrRetryWhileBusy(() => run(deps.idempotency.perform(actor.keyId, key, fingerprint, status, changeWithActivity)), busy);
+          // A replay wrote nothing (even if an attempt rolled back after the change ran): its entry is recorded like a read's.
+          if (outcome.kind === "replay") return { response: json(outcome.status, outcome.body, { ...headers, "idempotent-replay": "true" }), activityWritten: false };
+          return { response: json(status, outcome.body, headers), activityWritten };
+        } finally {
+          leave();
         }
       }
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { canonicalJson } from "../../api/idempotency/fingerprint.ts";
 import { requestFingerprint } from "../../api/idempotency/fingerprint.ts";
 import { run, use } from "../../shared/db/flow.ts";
-import { createTestApp, expectError, ManualClock, type TestApp } from "../support/test-app.ts";
+import { createTestApp, expectError, ManualClock, testEngine, type TestApp } from "../support/test-app.ts";
 
 const clock = new ManualClock();
 let t: TestApp;
@@ -78,6 +79,18 @@ describe("idempotency", () => {
     expect(ok.status).toBe(201);
   });
 
+  test("the claim commits with the record: a failure leaves nothing of the key, a success a completed row", async () => {
+    const ofKey = "api_key_id = ? AND key = ?";
+    expectError(await post("/api/v1/onboardings", { customer_id: "cus_missing" }, "one-commit-1"), 404, "customer_not_found");
+    expect(await t.count("idempotency_keys", ofKey, t.keyIds.live, "one-commit-1")).toBe(0); // rolled back with the change, no release
+    const created = await post("/api/v1/onboardings", { customer_id: customerId, notes: "one commit" }, "one-commit-1");
+    expect(created.status).toBe(201);
+    expect(await t.count("idempotency_keys", `${ofKey} AND completed_at IS NOT NULL AND response_status = 201`, t.keyIds.live, "one-commit-1")).toBe(1);
+    expect(await t.count("onboardings", "id = ?", created.body.id)).toBe(1);
+    const [row] = await t.query<{ response_body: string }>(`SELECT response_body FROM idempotency_keys WHERE ${ofKey}`, t.keyIds.live, "one-commit-1");
+    expect(row!.response_body).toBe(created.text);
+  });
+
   test("a claim whose request is unfinished answers 409 in_use with Retry-After: 1, and replays once finished", async () => {
     const body = { name: "Slow" };
     const fingerprint = requestFingerprint("POST", "/api/v1/customers", body);
@@ -139,5 +152,59 @@ describe("idempotency", () => {
 
   test("canonical JSON ignores key order at every depth", () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
+  });
+});
+
+/**
+ * SQLite: another connection holds the write lock, so a create waits for it with timers, its
+ * key in flight in this process's memory only (nothing of it is in the database until its one
+ * commit). Its own app, so the wait gives up after 1 s instead of 3.
+ */
+describe.skipIf(testEngine() !== "sqlite")("idempotency while SQLite's write lock is held elsewhere", () => {
+  let u: TestApp;
+  let lockHolder: Database;
+  beforeAll(async () => {
+    u = await createTestApp({ app: { databaseBusyTimeoutMs: 1000 } });
+    u.db.$client.exec("PRAGMA busy_timeout = 0"); // as the API process runs: the holder is in this very thread
+    lockHolder = new Database(u.dbPath);
+  });
+  afterAll(async () => {
+    lockHolder.close();
+    await u.close();
+  });
+  const postU = (body: unknown, key: string) => u.call("POST", "/api/v1/customers", { body, key: u.keys.live, headers: { "idempotency-key": key } });
+
+  test("a second request with a key in flight here answers in_use at once; the first creates after the lock", async () => {
+    lockHolder.exec("BEGIN IMMEDIATE");
+    const requests = [postU({ name: "Waiting" }, "held-1"), postU({ name: "Waiting" }, "held-1")];
+    try {
+      const first = await Promise.race(requests);
+      expectError(first, 409, "idempotency_key_in_use");
+      expect(first.headers.get("retry-after")).toBe("1");
+      expect(await u.count("idempotency_keys", "key = ?", "held-1")).toBe(0);
+    } finally {
+      lockHolder.exec("COMMIT");
+    }
+    const answers = await Promise.all(requests);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    const created = answers.find((r) => r.status === 201)!;
+    const replay = await postU({ name: "Waiting" }, "held-1");
+    expect(replay.headers.get("idempotent-replay")).toBe("true");
+    expect(replay.body.id).toBe(created.body.id);
+  });
+
+  test("a 503 after the lock wait leaves nothing: the key is free again, with no release", async () => {
+    const before = await u.count("customers");
+    lockHolder.exec("BEGIN IMMEDIATE");
+    try {
+      expectError(await postU({ name: "Gave up" }, "gave-up-1"), 503, "service_unavailable");
+      expectError(await postU({ name: "Gave up" }, "gave-up-1"), 503, "service_unavailable"); // not in_use: the memory claim ended with the request
+    } finally {
+      lockHolder.exec("COMMIT");
+    }
+    expect(await u.count("idempotency_keys", "key = ?", "gave-up-1")).toBe(0);
+    const created = await postU({ name: "Gave up" }, "gave-up-1");
+    expect(created.status).toBe(201);
+    expect(await u.count("customers")).toBe(before + 1);
   });
 });
