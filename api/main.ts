@@ -12,11 +12,13 @@ const logger = createLogger(config.logLevel, { service: "api" });
 // On PostgreSQL a statement may run 3 s at most, so a request answers 503 within 5 s.
 const database = await openDatabaseOrExit(config.database, { busyTimeoutMs: 0, statementTimeoutMs: 3000 });
 // The API's Redis connection fails fast and never waits long: a request must not hang on a
-// Redis that is down (no offline queue) or hung (a command timeout).
+// Redis that is down (no offline queue) or hung (a command timeout). Commands issued in one
+// event-loop turn (rate-limit claims of concurrent requests) leave in one write.
 const redis = new Redis(config.redisUrl, {
   maxRetriesPerRequest: 1,
   enableOfflineQueue: false,
   commandTimeout: config.redisCommandTimeoutMs,
+  enableAutoPipelining: true,
 });
 reportOutages(redis, logger, "api");
 redis.once("ready", () => void checkEvictionPolicy(redis, logger));

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
+import { createRequestMetrics } from "./request-metrics.ts";
 import type { ApiStores } from "../stores.ts";
 import type { Queues } from "../../shared/jobs/queues.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
@@ -13,19 +14,7 @@ const JOB_STATES = ["waiting", "active", "delayed", "failed", "completed"] as co
  */
 export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queues; relay: Relay; limiter: RateLimiter }) {
   const registry = new Registry();
-  const requests = new Counter({
-    name: "http_requests_total",
-    help: "API requests by route, method and status.",
-    labelNames: ["method", "route", "status"] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: "http_request_duration_seconds",
-    help: "API request latency by route and method.",
-    labelNames: ["method", "route"] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    registers: [registry],
-  });
+  const requests = createRequestMetrics(registry);
   const disconnects = new Counter({
     name: "http_client_disconnects_total",
     help: "Requests whose client went away before the request was whole (not server errors).",
@@ -93,21 +82,8 @@ export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queue
     },
   });
 
-  // prom-client hashes a label object on every call; one labelled child per series, looked up
-  // by a string key, costs a Map lookup instead (every request records two series).
-  const series = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
-
   return {
-    observe(method: string, route: string, status: number, seconds: number): void {
-      const key = `${method} ${route} ${status}`;
-      let one = series.get(key);
-      if (!one) {
-        one = { count: requests.labels(method, route, String(status)), duration: latency.labels(method, route) };
-        series.set(key, one);
-      }
-      one.count.inc();
-      one.duration.observe(seconds);
-    },
+    observe: requests.observe,
     clientDisconnected(method: string, route: string): void {
       disconnects.inc({ method, route });
     },

@@ -26,8 +26,16 @@ local wanted = tonumber(ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 local granted = math.max(0, math.min(wanted, limit - count))
-for i = 1, granted do
-  redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. i)
+-- One ZADD per 500 members, not one per member (unpack's stack has a limit).
+local i = 1
+while i <= granted do
+  local args = {}
+  for j = i, math.min(granted, i + 499) do
+    args[#args + 1] = now
+    args[#args + 1] = ARGV[3] .. ':' .. j
+  end
+  redis.call('ZADD', KEYS[1], unpack(args))
+  i = i + 500
 end
 count = count + granted
 redis.call('PEXPIRE', KEYS[1], window)

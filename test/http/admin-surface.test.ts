@@ -66,7 +66,15 @@ describe("admin surface", () => {
     await app.app.handle(new Request("http://localhost/api/v1/health"));
     const text = await (await get("/metrics", `Bearer ${ADMIN_TOKEN}`)).text();
     expect(text).toContain('http_requests_total{method="GET",route="/api/v1/health",status="200"} 1');
-    expect(text).toContain("http_request_duration_seconds_bucket");
+    expect(text).toContain("# TYPE http_requests_total counter");
+    expect(text).toContain("# TYPE http_request_duration_seconds histogram");
+    // Buckets are cumulative and end at +Inf with the count; the histogram is labelled by method and route.
+    const health = (suffix: string) => new RegExp(`http_request_duration_seconds_${suffix}\\{method="GET",route="/api/v1/health"[^}]*\\} ([0-9.e-]+)`);
+    expect(text).toMatch(health("count"));
+    expect(text.match(health("count"))![1]).toBe("1");
+    expect(text).toContain('http_request_duration_seconds_bucket{method="GET",route="/api/v1/health",le="+Inf"} 1');
+    expect(text).toContain('http_request_duration_seconds_bucket{method="GET",route="/api/v1/health",le="1"} 1');
+    expect(Number(text.match(health("sum"))![1])).toBeGreaterThan(0);
     expect(text).toContain('queue_jobs{queue="outbound",state="waiting"}');
     expect(text).toContain("outbox_backlog 0");
     expect(text).toContain("# TYPE deliveries gauge");

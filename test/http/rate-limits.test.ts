@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
 import { createApp } from "../../api/app.ts";
 import { DEFAULT_RATE_LIMITS } from "../../api/limits/request-limits.ts";
+import { createRateLimiter } from "../../api/limits/rate-limiter.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { createLogger } from "../../shared/logger.ts";
 import { run } from "../../shared/db/flow.ts";
@@ -138,5 +139,20 @@ describe("key usage", () => {
     await t.call("GET", "/api/v1/me", { key });
     await t.shutdownApp(); // shutdown writes what is buffered
     expect((await row()).request_count).toBe(4);
+  });
+});
+
+describe("the limiter's claims", () => {
+  test("a claim of more slots than one ZADD call takes (a large tier's lease) records every one of them", async () => {
+    const t = await createTestApp();
+    opened.push(t);
+    const prefix = uniquePrefix("lease");
+    const limiter = createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent") });
+    const limit = 90_000; // lease = limit / 60 = 1,500 slots: three ZADD calls of 500
+    const first = await limiter.consume("key:big", limit);
+    expect(first.allowed).toBe(true);
+    expect(first.remaining).toBe(limit - 1);
+    expect(await t.redis.zcard(`${prefix}:ratelimit:key:big`)).toBe(1_500);
+    limiter.close();
   });
 });

@@ -141,7 +141,7 @@ export async function createTestApp(
   const fresh = await freshTestDatabase();
   const { database } = fresh;
   const clock = options.clock ?? systemClock;
-  const redis = options.redis ?? new Redis(testRedisUrl(), { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const redis = options.redis ?? new Redis(testRedisUrl(), { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
   const logger = options.logger ?? createLogger("silent");
   const built = await createApp({
     database,
