@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Redis } from "ioredis";
 import type { Clock } from "../shared/clock.ts";
 import { isDatabaseBusy } from "../shared/db/busy.ts";
+import { createGroupCommit } from "../shared/db/group-commit.ts";
 import type { Database } from "../shared/db/database.ts";
 import { DomainError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
@@ -128,11 +129,16 @@ export async function createApp(infra: AppInfrastructure) {
     outbox: stores.outbox,
   };
 
+  const busyTimeoutMs = infra.databaseBusyTimeoutMs ?? 3000;
+  // A request's write transaction: on SQLite, those that start in one event-loop turn commit
+  // together (shared/db/group-commit.ts); PostgreSQL commits each on its own connection.
+  const requestTransaction =
+    database.engine === "sqlite" ? createGroupCommit(database.db, { busyTimeoutMs, firstPauseMs: 1, maxPauseMs: 10 }) : database.transaction;
   const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger, commandTimeoutMs: infra.redisCommandTimeoutMs });
   const usage = createKeyUsage(stores.apiKeys, clock);
-  const idempotency = createIdempotency(database.transaction, stores.idempotency, clock);
+  const idempotency = createIdempotency(requestTransaction, stores.idempotency, clock);
   const activity = createActivityRecorder({
-    transaction: database.transaction,
+    transaction: requestTransaction,
     store: stores.activity,
     outbox: stores.outbox,
     logger,
@@ -226,8 +232,8 @@ export async function createApp(infra: AppInfrastructure) {
     metrics,
     logger,
     nowMicros: () => clock.nowMicros(),
-    transaction: database.transaction,
-    busyTimeoutMs: infra.databaseBusyTimeoutMs ?? 3000,
+    transaction: requestTransaction,
+    busyTimeoutMs,
     databaseDeadlineMs: DATABASE_DEADLINE_MS,
   });
 
