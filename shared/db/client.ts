@@ -103,6 +103,9 @@ export function writeTransaction<T>(db: Db, fn: () => T): T {
  */
 export const setParam = (name: string): SQL => sql`${sql.placeholder(name)}`;
 
+/** Whether a transaction is open on the connection (a new one would be a savepoint of it). */
+export const inTransaction = (db: Db): boolean => db.$client.inTransaction;
+
 /** Closes the database's connection (process shutdown, the end of a command). */
 export function closeDatabase(db: Db): void {
   db.$client.close();

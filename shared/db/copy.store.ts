@@ -15,6 +15,8 @@ export interface CopyReport {
 }
 
 const BATCH = 500;
+/** Tables whose rows the migrations write (`auth_revision`'s one row): present in a fresh target. */
+const SEEDED_BY_MIGRATIONS = new Set(["auth_revision"]);
 const ROWID = "__rowid";
 
 /** Tables in an order that satisfies their foreign keys (parents first). */
@@ -60,11 +62,13 @@ export async function copySqliteToPostgres(source: Db, target: PgDb): Promise<Co
   sqlite.exec("BEGIN"); // one read snapshot, however long the copy takes
   try {
     await target.transaction(async (tx) => {
-      for (const { name, target: pgTable } of tables) {
+      for (const { name } of tables) {
+        if (SEEDED_BY_MIGRATIONS.has(name)) continue;
         const [row] = (await tx.execute(sql.raw(`SELECT count(*)::int AS n FROM "${name}"`))) as unknown as { n: number }[];
         if (row!.n !== 0) throw new CopyRefused(`the target database is not empty (table ${name} has ${row!.n} rows); copy into an empty database`);
-        void pgTable;
       }
+      // The migrations' own rows give way to the source's (which has them too).
+      for (const name of SEEDED_BY_MIGRATIONS) await tx.execute(sql.raw(`DELETE FROM "${name}"`));
       for (const { name, source: table, target: pgTable } of tables) {
         // Walked by rowid (every table here has one): each batch is an index range, so a large
         // table costs linear time, where LIMIT/OFFSET would rescan what was already copied.

@@ -1,5 +1,5 @@
 import { databaseBusy, isDatabaseBusy } from "./busy.ts";
-import { writeTransaction, type Db } from "./client.ts";
+import { inTransaction, writeTransaction, type Db } from "./client.ts";
 import type { Transaction } from "./database.ts";
 import { runSync, type Flow } from "./flow.ts";
 
@@ -34,7 +34,6 @@ interface Waiting {
  * a savepoint, as `Database.transaction` is.
  */
 export function createGroupCommit(db: Db, options: GroupCommitOptions): Transaction {
-  const sqlite = db.$client;
   let waiting: Waiting[] = [];
   let scheduled = false;
   let pauseMs = options.firstPauseMs ?? 1;
@@ -51,13 +50,13 @@ export function createGroupCommit(db: Db, options: GroupCommitOptions): Transact
             const value = writeTransaction(db, () => runSync(item.body()));
             outcomes.push(() => item.resolve(value));
           } catch (error) {
-            if (!sqlite.inTransaction) throw error; // the savepoint could not even roll back: the group fails
+            if (!inTransaction(db)) throw error; // the savepoint could not even roll back: the group fails
             outcomes.push(() => item.reject(error));
           }
         }
       });
     } catch (error) {
-      if (isDatabaseBusy(error) && !sqlite.inTransaction) return retryLater(group);
+      if (isDatabaseBusy(error) && !inTransaction(db)) return retryLater(group);
       for (const item of group) item.reject(error);
       return;
     }
@@ -81,7 +80,7 @@ export function createGroupCommit(db: Db, options: GroupCommitOptions): Transact
   }
 
   return function* <T>(body: () => Flow<T>): Flow<T> {
-    if (sqlite.inTransaction) return writeTransaction(db, () => runSync(body()));
+    if (inTransaction(db)) return writeTransaction(db, () => runSync(body()));
     const answer = new Promise<unknown>((resolve, reject) => {
       waiting.push({ body, deadline: performance.now() + options.busyTimeoutMs, resolve, reject });
     });
