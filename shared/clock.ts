@@ -23,18 +23,11 @@ export class ManualClock implements Clock {
   }
 }
 
-const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+/** "00" … "59": the two-digit fields of a time of day, looked up instead of padded. */
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => (n < 10 ? `0${n}` : `${n}`));
 
-/**
- * `2026-11-22T10:15:30.123456Z`: always UTC, always six fractional digits. Integer
- * arithmetic (days to civil date, after Howard Hinnant) rather than a Date per value: a
- * page of onboardings formats a hundred of these.
- */
-export function formatMicros(micros: number): string {
-  const seconds = Math.floor(micros / 1_000_000);
-  const fraction = micros - seconds * 1_000_000;
-  const days = Math.floor(seconds / 86_400);
-  const secondOfDay = seconds - days * 86_400;
+/** `YYYY-MM-DDT` of a day since the epoch (days to civil date, after Howard Hinnant). */
+function civilDate(days: number): string {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
@@ -44,9 +37,31 @@ export function formatMicros(micros: number): string {
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return `${String(year).padStart(4, "0")}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T`;
+}
+
+// The last day formatted: a page of records, and the timestamps of one record, mostly share it.
+let lastDay = Number.NaN;
+let lastDate = "";
+
+/**
+ * `2026-11-22T10:15:30.123456Z`: always UTC, always six fractional digits. Integer
+ * arithmetic rather than a Date per value, and the date part kept from the previous call when
+ * the day is the same: a page of onboardings formats a hundred of these.
+ */
+export function formatMicros(micros: number): string {
+  const seconds = Math.floor(micros / 1_000_000);
+  const fraction = micros - seconds * 1_000_000;
+  const days = Math.floor(seconds / 86_400);
+  if (days !== lastDay) {
+    lastDate = civilDate(days);
+    lastDay = days;
+  }
+  const secondOfDay = seconds - days * 86_400;
   const hour = Math.floor(secondOfDay / 3600);
-  const minute = Math.floor((secondOfDay % 3600) / 60);
-  return `${String(year).padStart(4, "0")}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${pad2(secondOfDay % 60)}.${String(fraction).padStart(6, "0")}Z`;
+  const minute = Math.floor((secondOfDay - hour * 3600) / 60);
+  // 1,000,000 + fraction has seven digits: dropping the first pads the fraction to six.
+  return `${lastDate}${TWO_DIGITS[hour]}:${TWO_DIGITS[minute]}:${TWO_DIGITS[secondOfDay - hour * 3600 - minute * 60]}.${String(1_000_000 + fraction).slice(1)}Z`;
 }
 
 export function formatMicrosOrNull(micros: number | null): string | null {

@@ -39,3 +39,16 @@ describe("datetimes", () => {
     expect(parseDateTimeMicros("2028-02-29T00:00:00Z")).not.toBeNull();
   });
 });
+
+describe("formatMicros against Date", () => {
+  // Microsecond integers stay exact below 2^53 (the year 2255): the range tested.
+  test("agrees with Date#toISOString for instants across centuries, day boundaries and leap days, in any order", () => {
+    const instants = [0, 951_782_400_000, 951_868_799_999, 4_107_542_400_000, 1_795_374_624_583, 7_258_118_399_999, -86_400_000];
+    for (let i = 0; i < 2_000; i++) instants.push(Math.floor(Math.random() * 8_000_000_000_000) - 1_000_000_000_000);
+    for (const ms of instants) {
+      const micros = ms * 1000 + (ms % 997 + 997) % 997; // some microseconds past the millisecond
+      const iso = new Date(ms).toISOString(); // 2000-02-29T00:00:00.000Z
+      expect(formatMicros(micros)).toBe(`${iso.slice(0, 23)}${String(micros - ms * 1000).padStart(3, "0")}Z`);
+    }
+  });
+});
