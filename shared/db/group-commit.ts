@@ -45,6 +45,13 @@ export function createGroupCommit(db: Db, options: GroupCommitOptions): Transact
     const outcomes: (() => void)[] = [];
     try {
       writeTransaction(db, () => {
+        // Alone in its group, a body needs no savepoint: its failure rolls the transaction back.
+        if (group.length === 1) {
+          const item = group[0]!;
+          const value = runSync(item.body());
+          outcomes.push(() => item.resolve(value));
+          return;
+        }
         for (const item of group) {
           try {
             const value = writeTransaction(db, () => runSync(item.body()));

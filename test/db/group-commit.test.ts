@@ -55,6 +55,20 @@ describe("group commit", () => {
     expect(texts.sort()).toEqual(["kept-1", "kept-2"]);
   });
 
+  test("a body alone in its group that fails rolls the transaction back and fails", async () => {
+    const error = await Promise.resolve(
+      run(
+        transaction(function* () {
+          yield* use(insert.run("alone-and-failing"));
+          throw new DomainError("invalid_type", "refused");
+        }),
+      ),
+    ).catch((e) => e);
+    expect((error as DomainError).code).toBe("invalid_type");
+    expect((other.query("SELECT count(*) AS n FROM notes WHERE text = 'alone-and-failing'").get() as { n: number }).n).toBe(0);
+    expect(await run(transaction(note("alone-after")))).toBe("alone-after"); // the connection is usable again
+  });
+
   test("later bodies of a group see the rows of earlier ones, as if committed one after another", async () => {
     const countInside = sqlite.prepare("SELECT count(*) AS n FROM notes WHERE text LIKE 'seen-%'");
     const seen: number[] = [];
