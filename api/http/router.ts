@@ -30,8 +30,12 @@ export interface RouterDeps {
   metrics: Metrics;
   logger: Logger;
   nowMicros: () => number;
+  /**
+   * A request's write transaction. It waits out another process's write lock itself, with
+   * timers, and answers 503 past its bound (SQLite's group commit; PostgreSQL's row locks).
+   */
   transaction: Transaction;
-  /** How long a request waits, without blocking, for the database's write lock before answering 503. */
+  /** How long a read waits, without blocking, for a database busy in another process before answering 503. */
   busyTimeoutMs: number;
   /**
    * The longest a request waits for the database when its answer is asynchronous (PostgreSQL):
@@ -93,10 +97,10 @@ const CLIENT_CLOSED_REQUEST = 499;
  * validation, then the handler. A call that changes data runs its handler and writes its
  * activity entry in one transaction (with the Idempotency-Key's claim and stored response,
  * when the request carries one: one commit), so a crash cannot keep the change and lose the
- * entry, nor leave the key claimed. When another process holds the database's write lock,
- * the transaction is retried with timers, never a blocking wait, and after `busyTimeoutMs`
- * answers 503 with Retry-After. Every response, errors included, carries the per-request
- * headers gathered on the way.
+ * entry, nor leave the key claimed. On SQLite the write transactions of one event-loop turn
+ * commit together (`deps.transaction`, the group commit), which waits out another process's
+ * write lock with timers and answers 503 with Retry-After past `busyTimeoutMs`. Every
+ * response, errors included, carries the per-request headers gathered on the way.
  */
 export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, routes: readonly RouteDef[], deps: RouterDeps): void {
   // Short pauses: a lock held by another process (the worker's writes) is usually gone within
@@ -121,10 +125,10 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
     const changesData = route.method !== "GET";
 
     /** `activity` makes the entry for a status; it is written with the change when there is one. */
-    async function respond(ctx: Ctx, actor: Actor | undefined, headers: Record<string, string>, requestId: string, activity: (status: number) => ActivityEntry): Promise<{ response: Response; activityWritten: boolean }> {
-      const params = validate.params ? validate.params(ctx.params) : undefined;
-      const query = validate.query(readQuery(ctx.request.url, route.query as TObject | undefined));
-      const rawBody = validate.body ? await readJsonBody(ctx.request) : undefined;
+    async function respond(request: Request, pathParams: Record<string, string>, actor: Actor | undefined, headers: Record<string, string>, requestId: string, activity: (status: number) => ActivityEntry): Promise<{ response: Response; activityWritten: boolean }> {
+      const params = validate.params ? validate.params(pathParams) : undefined;
+      const query = validate.query(readQuery(request.url, route.query as TObject | undefined));
+      const rawBody = validate.body ? await readJsonBody(request) : undefined;
       const body = validate.body ? validate.body(rawBody) : undefined;
       const input = { actor: actor!, params, query, body, requestId } as never;
 
@@ -143,17 +147,17 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         return result;
       };
 
-      const idempotencyKey = route.idempotent ? ctx.request.headers.get("idempotency-key") : null;
+      const idempotencyKey = route.idempotent ? request.headers.get("idempotency-key") : null;
       if (idempotencyKey !== null) {
         const key = validateIdempotencyKey(idempotencyKey);
-        const pathname = new URL(ctx.request.url).pathname;
+        const pathname = new URL(request.url).pathname;
         const fingerprint = requestFingerprint(route.method, pathname, rawBody);
         // In memory until the request ends, busy waits included: the claim in the database
         // commits only with the record, so until then nothing there tells this process's other
         // requests with the key to wait.
         const leave = deps.idempotency.enter(actor.keyId, key);
         try {
-          const outcome = await tryOrRetryWhileBusy(() => run(deps.idempotency.perform(actor.keyId, key, fingerprint, status, changeWithActivity)), busy);
+          const outcome = await run(deps.idempotency.perform(actor.keyId, key, fingerprint, status, changeWithActivity));
           // A replay wrote nothing (even if an attempt rolled back after the change ran): its entry is recorded like a read's.
           if (outcome.kind === "replay") return { response: json(outcome.status, outcome.body, { ...headers, "idempotent-replay": "true" }), activityWritten: false };
           return { response: json(status, outcome.body, headers), activityWritten };
@@ -162,14 +166,13 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         }
       }
 
-      const result = await tryOrRetryWhileBusy(() => run(deps.transaction(changeWithActivity)), busy);
+      const result = await run(deps.transaction(changeWithActivity));
       return { response: toResponse(result), activityWritten };
     }
 
     // Destructured, not `ctx`: Elysia reads the handler's parameters to decide what to build
     // per request, and a whole `ctx` handed on makes it parse cookies and copy every response.
     const handle = async ({ request, params, server }: Ctx): Promise<Response> => {
-      const ctx = { request, params, server };
       const started = performance.now();
       const requestId = newId("req");
       const address = server?.requestIP(request)?.address ?? "unknown";
@@ -191,13 +194,13 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       });
       try {
         if (route.authenticated) {
-          actor = await authenticate(ctx.request, address);
+          actor = await authenticate(request, address);
           const limit = await deps.limits.forKey(actor);
           Object.assign(headers, limit.headers);
           deps.usage.record(actor.keyId, address === "unknown" ? null : address);
           if (limit.refusal) throw limit.refusal;
         }
-        ({ response, activityWritten } = await respond(ctx, actor, headers, requestId, activity));
+        ({ response, activityWritten } = await respond(request, params, actor, headers, requestId, activity));
       } catch (error) {
         if (error instanceof ClientDisconnected) {
           deps.metrics.clientDisconnected(route.method, route.path);
