@@ -1,5 +1,4 @@
 import autocannon from "autocannon";
-import type { EventEmitter } from "node:events";
 
 export interface LoadRequest {
   method: "GET" | "POST" | "PATCH";
@@ -17,48 +16,59 @@ export interface LoadResult {
   statuses: Record<string, number>;
 }
 
-/**
- * A bounded autocannon run on loopback; `make(n)` builds the n-th request. With `rate`, the
- * connections together send that many requests a second instead of as many as they can.
- */
-export async function runLoad(baseUrl: string, make: (n: number) => LoadRequest, seconds: number, connections = 32, rate?: number): Promise<LoadResult> {
+/** A bounded autocannon run on loopback; `make(n)` builds the n-th request. */
+export async function runLoad(baseUrl: string, make: (n: number) => LoadRequest, seconds: number, connections = 32): Promise<LoadResult> {
   let n = 0;
-  const samples: number[] = [];
-  const run = autocannon({
+  const result = await autocannon({
     url: baseUrl,
     connections,
     duration: seconds,
     requests: [{ setupRequest: (request: object) => ({ ...request, ...make(n++) }) }],
-    // autocannon's own correction takes 1 ms as every connection's interval (it divides 1 by
-    // requests per second): it would invent samples. The correction is done below instead.
-    ...(rate ? { overallRate: rate, ignoreCoordinatedOmission: true } : {}),
   });
-  // The promise autocannon answers is also its event emitter (its typings omit that).
-  if (rate) (run as unknown as EventEmitter).on("response", (_client: unknown, status: number, _bytes: number, ms: number) => status < 300 && samples.push(ms));
-  const result = await run;
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, (stat as { count: number }).count]),
   );
-  const percentiles = rate ? steadyRatePercentiles(samples, (1000 * connections) / rate) : { p50: result.latency.p50, p99: result.latency.p99 };
-  return { rps: result.requests.average, ...percentiles, non2xx: result.non2xx, errors: result.errors, statuses };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors, statuses };
 }
 
 /**
- * Percentiles of a steady-rate run, corrected for coordinated omission the way HdrHistogram
- * does it: a connection waiting on a slow answer could not send the requests due meanwhile,
- * so a response that took k intervals also stands for the k-1 requests that would have
- * waited behind it (each interval less). Without this a stall shows up once, not as the many
- * requests a real client would have had waiting.
+ * An open-loop run: request n is due at start + n / rate, and is sent then whether or not
+ * earlier ones were answered; its latency counts from when it was due. autocannon's rate
+ * option is no steady rate (each connection sends its quota for the second as fast as it can,
+ * then waits for the next second), and its correction for coordinated omission takes every
+ * interval as 1 ms; both would measure bursts, not a steady load.
  */
-export function steadyRatePercentiles(samples: number[], intervalMs: number): { p50: number; p99: number } {
-  const all: number[] = [];
-  for (const ms of samples) {
-    all.push(ms);
-    for (let missed = ms - intervalMs; missed > intervalMs; missed -= intervalMs) all.push(missed);
+export async function runSteady(baseUrl: string, make: (n: number) => LoadRequest, seconds: number, rate: number): Promise<LoadResult> {
+  const intervalMs = 1000 / rate;
+  const samples: number[] = [];
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  let sent = 0;
+  for (let now = started; now < end; now = performance.now()) {
+    const due = Math.min(Math.floor((now - started) / intervalMs) + 1, Math.floor((seconds * 1000) / intervalMs));
+    for (; sent < due; sent++) {
+      const dueAt = started + sent * intervalMs;
+      const { method, path, headers, body } = make(sent);
+      const request: Promise<void> = fetch(baseUrl + path, { method, headers, body })
+        .then(async (response) => {
+          await response.arrayBuffer();
+          statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+          if (response.status < 300) samples.push(performance.now() - dueAt);
+        })
+        .catch(() => void errors++)
+        .finally(() => inFlight.delete(request));
+      inFlight.add(request);
+    }
+    await Bun.sleep(1);
   }
-  all.sort((a, b) => a - b);
-  const at = (q: number) => all[Math.min(all.length - 1, Math.floor(all.length * q))] ?? 0;
-  return { p50: at(0.5), p99: at(0.99) };
+  await Promise.all(inFlight);
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(samples.length * q))] ?? 0;
+  const non2xx = Object.entries(statuses).reduce((n, [code, count]) => (Number(code) >= 300 ? n + count : n), 0);
+  return { rps: samples.length / seconds, p50: at(0.5), p99: at(0.99), non2xx, errors, statuses };
 }
 
 /** Sequential requests timed one by one: precise percentiles for one request at a time. */

@@ -6,9 +6,13 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-/** `profileDir` runs the script under `bun --cpu-prof`, writing a .cpuprofile there on exit. */
+/**
+ * `profileDir` runs the script under `bun --cpu-prof`, writing a .cpuprofile there on exit;
+ * BENCH_CPU_PROF_INTERVAL_US samples more often than every 1,000 µs (to see short stalls).
+ */
 export function startBun(script: string, env: Record<string, string>, profileDir?: string): Subprocess {
-  const profile = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+  const interval = process.env.BENCH_CPU_PROF_INTERVAL_US;
+  const profile = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, ...(interval ? [`--cpu-prof-interval=${interval}`] : [])] : [];
   const child = spawn([process.execPath, ...profile, script], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
   children.add(child);
   void child.exited.then(() => children.delete(child));
