@@ -7,8 +7,9 @@ import { systemClock } from "../../shared/clock.ts";
 import { createLogger } from "../../shared/logger.ts";
 import { run } from "../../shared/db/flow.ts";
 import { createApiKey } from "../../shared/workspaces.ts";
-import { freePort } from "../../scripts/private-redis.ts";
+import { freePort, startPrivateRedis } from "../../scripts/private-redis.ts";
 import { createTestApp, expectError, uniquePrefix, type TestApp } from "../support/test-app.ts";
+import { waitFor } from "../support/wait.ts";
 
 const opened: TestApp[] = [];
 afterAll(async () => {
@@ -154,5 +155,40 @@ describe("the limiter's claims", () => {
     expect(first.remaining).toBe(limit - 1);
     expect(await t.redis.zcard(`${prefix}:ratelimit:key:big`)).toBe(1_500);
     limiter.close();
+  });
+
+  test("a busy key's next lease is claimed once half the one in hand is spent: the requests after it never wait on Redis, even a hung one", async () => {
+    const redisServer = await startPrivateRedis();
+    const redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    await new Promise((resolve) => redis.once("ready", resolve));
+    const limiter = createRateLimiter({ redis, keyPrefix: "ahead", logger: createLogger("silent"), commandTimeoutMs: 500 });
+    const claimed = () => redis.zcard("ahead:ratelimit:key:busy");
+    try {
+      const remaining: number[] = [];
+      for (let i = 0; i < 4; i++) remaining.push((await limiter.consume("key:busy", 600)).remaining);
+      expect(await claimed()).toBe(10); // the paid tier's lease: 10 slots, 6 still in hand
+      remaining.push((await limiter.consume("key:busy", 600)).remaining); // 5 in hand: the next lease is claimed now
+      await waitFor(async () => (await claimed()) === 20, "the next lease claimed in the background");
+
+      // Redis hangs: the next 9 requests are served from the 15 slots in hand. One that waited
+      // for Redis would meet the 500 ms timeout and turn the limiter per-process.
+      process.kill(redisServer.pid, "SIGSTOP");
+      try {
+        for (let i = 0; i < 9; i++) {
+          const decision = await limiter.consume("key:busy", 600);
+          expect(decision.allowed).toBe(true);
+          remaining.push(decision.remaining);
+        }
+        expect(limiter.mode()).toBe("redis");
+      } finally {
+        process.kill(redisServer.pid, "SIGCONT");
+      }
+      // Claiming ahead changes nothing a client sees: one less remaining per request.
+      expect(remaining).toEqual(Array.from({ length: 14 }, (_, i) => 599 - i));
+    } finally {
+      limiter.close();
+      redis.disconnect();
+      await redisServer.stop();
+    }
   });
 });
