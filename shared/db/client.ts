@@ -28,13 +28,37 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const sqlite = new Database(path, { create: true, strict: true });
   // Migrating may meet another process doing the same at start-up: wait for it.
   sqlite.exec("PRAGMA busy_timeout = 5000");
-  sqlite.exec("PRAGMA journal_mode = WAL");
+  besideOthersStartingUp(() => sqlite.exec("PRAGMA journal_mode = WAL"));
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA synchronous = NORMAL"); // durable across process crashes in WAL mode
   const db = drizzle(sqlite, { schema }) as Db;
-  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  besideOthersStartingUp(() => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }));
   sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   return db;
+}
+
+/**
+ * A start-up step on a file other processes may be opening at the same moment (`npm start`
+ * starts the API and the worker together on a file that does not exist yet). Two failures
+ * come from that alone, and both leave the step to be tried again:
+ * - "already exists": drizzle reads which migrations ran before it opens its transaction, so
+ *   the other process can apply them in between; this attempt was rolled back and the other's
+ *   migrations are committed, so the next attempt finds nothing left to run.
+ * - "database is locked" without the busy timeout's wait: turning a new file to WAL, or a
+ *   transaction whose snapshot another process's commit made stale, is refused at once.
+ */
+function besideOthersStartingUp<T>(step: () => T): T {
+  const deadline = performance.now() + 10_000;
+  for (;;) {
+    try {
+      return step();
+    } catch (error) {
+      const cause = (error as Error & { cause?: Error }).cause;
+      const message = `${(error as Error).message} ${cause?.message ?? ""}`;
+      if (performance.now() > deadline || !/already exists|database is locked/.test(message)) throw error;
+      Bun.sleepSync(5 + Math.random() * 20);
+    }
+  }
 }
 
 /** The statements a write transaction needs, prepared once per connection. */

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MIGRATIONS_FOLDER, openDatabase } from "../../shared/db/client.ts";
@@ -34,5 +34,27 @@ describe("SQLite migrations in drizzle/sqlite/", () => {
     const fresh = join(dir, "fresh.sqlite");
     openDatabase(fresh).$client.close();
     expect(schemaOf(path)).toEqual(schemaOf(fresh));
+  });
+
+  test("processes that open one fresh file at the same moment all start, and each migration runs once", async () => {
+    // `npm start` starts the API and the worker together on a file that does not exist yet.
+    const path = join(dir, "together.sqlite");
+    const go = join(dir, "together.go");
+    const script = `
+      import { existsSync } from "node:fs";
+      import { openDatabase } from ${JSON.stringify(join(import.meta.dir, "../../shared/db/client.ts"))};
+      while (!existsSync(${JSON.stringify(go)})) Bun.sleepSync(1);
+      openDatabase(${JSON.stringify(path)}).$client.close();
+    `;
+    const processes = Array.from({ length: 6 }, () =>
+      Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" }),
+    );
+    await Bun.sleep(500); // every process loaded and waiting
+    writeFileSync(go, "");
+    const results = await Promise.all(processes.map(async (p) => ({ code: await p.exited, stderr: await new Response(p.stderr).text() })));
+    expect(results.filter((r) => r.code !== 0).map((r) => r.stderr.split("\n").filter((l) => /SQLiteError|Failed to run/.test(l)).join(" | ") || r.stderr)).toEqual([]);
+    expect(existsSync(path)).toBe(true);
+    const applied = new Database(path, { readonly: true }).query("SELECT count(*) AS n, count(DISTINCT hash) AS distinct_n FROM __drizzle_migrations").get() as { n: number; distinct_n: number };
+    expect(applied.n).toBe(applied.distinct_n);
   });
 });
