@@ -77,7 +77,7 @@ interface Lease {
  * than it uses.
  */
 interface Bucket {
-  /** Claimed slots not yet spent, oldest lease first (at most two: the one in hand and the next). */
+  /** Claimed slots not yet spent, oldest lease first. A claim starts only with half a lease or less in hand, so never more than one and a half are held. */
   leases: Lease[];
   /** What Redis said at the last claim: requests left in the window beyond those claimed. */
   remaining: number;
@@ -227,7 +227,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
           if (held >= 0) {
             // Half the lease in hand spent: the next one is claimed now, while this request
             // and those after it go on with what is left (not with a lease of 1: that stays exact).
-            if (lease > 1 && held <= lease >> 1 && b.refusedUntil <= now && b.leases.length < 2) void claimOnce(b, name, limit);
+            if (lease > 1 && held <= lease >> 1 && b.refusedUntil <= now) void claimOnce(b, name, limit);
             return decision(true, limit, b.remaining + held, b.resetAt - now);
           }
           if (b.refusedUntil > now) return decision(false, limit, 0, b.refusedUntil - now);

@@ -65,10 +65,8 @@ export async function runSteady(baseUrl: string, make: (n: number) => LoadReques
     await Bun.sleep(1);
   }
   await Promise.all(inFlight);
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(samples.length * q))] ?? 0;
   const non2xx = Object.entries(statuses).reduce((n, [code, count]) => (Number(code) >= 300 ? n + count : n), 0);
-  return { rps: samples.length / seconds, p50: at(0.5), p99: at(0.99), non2xx, errors, statuses };
+  return { rps: samples.length / seconds, ...percentiles(samples), non2xx, errors, statuses };
 }
 
 /** Sequential requests timed one by one: precise percentiles for one request at a time. */
@@ -81,6 +79,12 @@ export async function measureLatency(url: string, headers: (i: number) => Record
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
     samples.push(performance.now() - started);
   }
+  return percentiles(samples);
+}
+
+/** p50 and p99 of latencies in ms (sorts them in place). */
+function percentiles(samples: number[]): { p50: number; p99: number } {
   samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(count * 0.5)]!, p99: samples[Math.floor(count * 0.99)]! };
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(samples.length * q))] ?? 0;
+  return { p50: at(0.5), p99: at(0.99) };
 }
