@@ -43,11 +43,14 @@ const scenarios: Scenario[] = chosen.length ? chosen : onPostgres ? HTTP_SCENARI
 const S = quick
   ? { seconds: 1, rounds: 1, orgs: 10, keysPerOrg: 100, perOrg: 200, big: 20_000, small: 1_000, latencyCount: 200, activity: 5_000, outbound: 500 }
   : { seconds: 8, rounds: 3, orgs: 10, keysPerOrg: 100, perOrg: 200, big: 1_000_000, small: 1_000, latencyCount: 2_000, activity: 100_000, outbound: 10_000 };
-// --seconds=N / --rounds=N: for profiling sessions (results are not written).
+// --seconds=N / --rounds=N / --rate=N (read-tail's rate, when `read` does not run first):
+// for profiling sessions (results are not written).
+let tailRate: number | undefined;
 for (const arg of args) {
   const [flag, value] = arg.split("=");
   if (flag === "--seconds") S.seconds = Math.min(10, Number(value));
   if (flag === "--rounds") S.rounds = Number(value);
+  if (flag === "--rate") tailRate = Number(value);
 }
 
 const log = (line: string) => console.log(line);
@@ -212,7 +215,7 @@ for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers
 // (mean latency = 32 / rate). Here both servers get the same steady rate, half of what the
 // service sustained in `read`, and p99 shows what a request meets beyond its own work.
 if (scenarios.includes("read-tail")) {
-  const rate = Math.round((readRate ?? (onPostgres ? 2_000 : 8_000)) / 2);
+  const rate = tailRate ?? Math.round((readRate ?? (onPostgres ? 2_000 : 8_000)) / 2);
   record(`\n### read-tail: GET /api/v1/onboardings/{id} at a steady ${rate.toLocaleString()} req/s (open loop)`);
   const serviceP99: number[] = [];
   const baselineP99: number[] = [];
