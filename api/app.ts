@@ -157,7 +157,7 @@ export async function createApp(infra: AppInfrastructure) {
 
   relay.start();
   const timers = [
-    setInterval(() => usage.flush(), USAGE_FLUSH_MS),
+    setInterval(() => void usage.sweep(), USAGE_FLUSH_MS),
     setInterval(() => housekeeping(() => idempotency.purgeExpired()), IDEMPOTENCY_PURGE_MS),
   ];
   for (const timer of timers) timer.unref();

@@ -3,14 +3,18 @@ import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import type { KeyUsageDelta as Usage } from "./api-keys.store.ts";
 import type { ApiStores } from "../stores.ts";
 
+/** Keys written per transaction by `sweep`: ~0.5 ms of SQLite writes, measured ~5 µs a key. */
+const SLICE_KEYS = 100;
+
 /**
- * Per-key request count, last-used time and address, gathered in memory and written in one
- * transaction per flush (at least every second, and at shutdown), so no request waits on a
- * database write for bookkeeping. A flush the database refuses (another process holds its
- * write lock) keeps its counts for the next one: they add up, none is lost.
+ * Per-key request count, last-used time and address, gathered in memory and written to the
+ * database every second (`sweep`) and at shutdown (`flush`), so no request waits on a database
+ * write for bookkeeping. A write the database refuses (another process holds its write lock)
+ * keeps its counts for the next one: they add up, none is lost.
  */
-export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock) {
+export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceKeys = SLICE_KEYS) {
   const pending = new Map<string, Usage>();
+  let sweeping = false;
 
   function add(keyId: string, count: number, at: number, address: string | null): void {
     const usage = pending.get(keyId);
@@ -23,25 +27,59 @@ export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock) {
     }
   }
 
+  /**
+   * Writes up to `limit` keys, oldest first, in one transaction. Answers whether it wrote them
+   * (false: the database refused, and they are back in `pending`); on PostgreSQL, a promise of
+   * that which never rejects.
+   */
+  function write(limit: number): boolean | Promise<boolean> {
+    const batch: [string, Usage][] = [];
+    for (const entry of pending) {
+      if (batch.length === limit) break;
+      batch.push(entry);
+    }
+    for (const [keyId] of batch) pending.delete(keyId);
+    const keep = () => {
+      for (const [keyId, usage] of batch) add(keyId, usage.count, usage.lastUsedAt, usage.lastUsedIp);
+      return false;
+    };
+    try {
+      const written = store.addUsage(batch);
+      return written instanceof Promise ? written.then(() => true, keep) : true;
+    } catch (error) {
+      if (!isDatabaseBusy(error)) throw error;
+      return keep();
+    }
+  }
+
   return {
     record(keyId: string, address: string | null): void {
       add(keyId, 1, clock.nowMicros(), address);
     },
-    /** Writes what gathered; on PostgreSQL answers a promise that never rejects (a failed flush is kept). */
+    /**
+     * The periodic write: what gathered, `sliceKeys` keys per transaction and one transaction
+     * per event-loop turn. One transaction for 1,000 busy keys held the API's event loop for
+     * 3–9 ms once a second, which requests arriving meanwhile waited out; slices of 100 hold
+     * it ~0.5 ms each. It runs at most as many slices as the keys pending at its start fill,
+     * so steady traffic cannot keep one sweep going, and stops at the first refusal.
+     */
+    async sweep(): Promise<void> {
+      if (sweeping) return;
+      sweeping = true;
+      try {
+        for (let slices = Math.ceil(pending.size / sliceKeys); slices > 0 && pending.size > 0; slices--) {
+          if (!(await write(sliceKeys))) return;
+          if (slices > 1) await new Promise((resolve) => setImmediate(resolve));
+        }
+      } finally {
+        sweeping = false;
+      }
+    },
+    /** Writes everything gathered in one transaction (shutdown, tests); on PostgreSQL answers a promise that never rejects. */
     flush(): void | Promise<void> {
       if (pending.size === 0) return;
-      const batch = [...pending];
-      pending.clear();
-      const keep = () => {
-        for (const [keyId, usage] of batch) add(keyId, usage.count, usage.lastUsedAt, usage.lastUsedIp);
-      };
-      try {
-        const written = store.addUsage(batch);
-        if (written instanceof Promise) return written.then(() => {}, keep);
-      } catch (error) {
-        if (!isDatabaseBusy(error)) throw error;
-        keep();
-      }
+      const written = write(pending.size);
+      if (written instanceof Promise) return written.then(() => {});
     },
   };
 }

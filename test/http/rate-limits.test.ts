@@ -1,6 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
 import { createApp } from "../../api/app.ts";
+import { createKeyUsage } from "../../api/auth/key-usage.ts";
+import { createApiStores } from "../../api/stores.ts";
+import { Database } from "bun:sqlite";
 import { DEFAULT_RATE_LIMITS } from "../../api/limits/request-limits.ts";
 import { createRateLimiter } from "../../api/limits/rate-limiter.ts";
 import { systemClock } from "../../shared/clock.ts";
@@ -140,6 +143,44 @@ describe("key usage", () => {
     await t.call("GET", "/api/v1/me", { key });
     await t.shutdownApp(); // shutdown writes what is buffered
     expect((await row()).request_count).toBe(4);
+  });
+
+  test("the periodic sweep writes slices of keys, one transaction per event-loop turn, and loses no count", async () => {
+    const { t } = await appWithDefaultKey();
+    const stores = createApiStores(t.database, () => {});
+    const ids = [t.keyIds.live, t.keyIds.test, t.keyIds.other];
+    const counts = async () => {
+      const rows = await t.query<{ id: string; request_count: unknown }>(`SELECT id, request_count FROM api_keys WHERE id IN ('${ids.join("','")}')`);
+      return Object.fromEntries(rows.map((r) => [r.id, Number(r.request_count)]));
+    };
+    const before = await counts();
+    const writes: number[] = [];
+    const store = { ...stores.apiKeys, addUsage: (batch: Iterable<[string, unknown]>) => (writes.push([...batch].length), stores.apiKeys.addUsage(batch as never)) };
+    const usage = createKeyUsage(store as typeof stores.apiKeys, systemClock, 2);
+    for (const id of ids) for (let i = 0; i < 3; i++) usage.record(id, "10.0.0.1");
+
+    const sweep = usage.sweep();
+    expect(writes).toEqual([2]); // the first slice now, the rest on later turns
+    await sweep;
+    expect(writes).toEqual([2, 1]);
+    const after = await counts();
+    for (const id of ids) expect(after[id]! - before[id]!).toBe(3);
+    usage.record(t.keyIds.live, null);
+    await usage.flush();
+    expect((await counts())[t.keyIds.live]! - before[t.keyIds.live]!).toBe(4);
+
+    if (t.database.engine === "sqlite") {
+      // Another process holds SQLite's write lock: the sweep stops, the counts wait for the next one.
+      usage.record(t.keyIds.other, null);
+      const other = new Database(t.dbPath!);
+      other.exec("BEGIN IMMEDIATE");
+      await usage.sweep();
+      other.exec("ROLLBACK");
+      other.close();
+      expect((await counts())[t.keyIds.other]! - before[t.keyIds.other]!).toBe(3);
+      await usage.sweep();
+      expect((await counts())[t.keyIds.other]! - before[t.keyIds.other]!).toBe(4);
+    }
   });
 });
 
