@@ -9,9 +9,7 @@ import { createApp } from "./app.ts";
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, { service: "api" });
 // SQLite's own busy wait would freeze the event loop: the API waits for locks with timers.
-// It leaves WAL checkpoints to the worker, whose commits run them at SQLite's default size,
-// and checkpoints itself only past 10,000 pages (no worker running): a checkpoint inside a
-// request's commit held the event loop up to 10 ms.
+// WAL checkpoints are left to the worker's commits (see `walAutocheckpointPages`).
 // On PostgreSQL a statement may run 3 s at most, so a request answers 503 within 5 s.
 const database = await openDatabaseOrExit(config.database, { busyTimeoutMs: 0, walAutocheckpointPages: 10_000, statementTimeoutMs: 3000 });
 // The API's Redis connection fails fast and never waits long: a request must not hang on a

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { Redis } from "ioredis";
 import { createApp } from "../../api/app.ts";
 import { createKeyUsage } from "../../api/auth/key-usage.ts";
 import { createApiStores } from "../../api/stores.ts";
-import { Database } from "bun:sqlite";
 import { DEFAULT_RATE_LIMITS } from "../../api/limits/request-limits.ts";
 import { createRateLimiter } from "../../api/limits/rate-limiter.ts";
 import { systemClock } from "../../shared/clock.ts";
