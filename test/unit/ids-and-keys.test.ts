@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { generateApiKey, hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";
-import { newId } from "../../shared/ids.ts";
+import { decodeTime, isValid } from "ulid";
+import { monotonicUlid, newId } from "../../shared/ids.ts";
 import { parseAuthorization } from "../../api/auth/authenticate.ts";
 
 describe("ids", () => {
@@ -16,6 +17,37 @@ describe("ids", () => {
   test("strictly increasing within one millisecond", () => {
     const ids = Array.from({ length: 5000 }, () => newId("onb"));
     expect(ids.every((id, i) => i === 0 || ids[i - 1]! < id)).toBe(true);
+  });
+
+  // The `ulid` package is the reference the hand-written factory is checked against.
+  test("valid ULIDs whose time decodes to the millisecond they were made in", () => {
+    const ulid = monotonicUlid();
+    for (const at of [0, 1, 1_700_000_000_123, Date.now(), 2 ** 48 - 1]) {
+      const id = ulid(at);
+      expect(isValid(id)).toBe(true);
+      expect(decodeTime(id)).toBe(at);
+    }
+  });
+
+  test("within a millisecond the last id plus one, carried through digits at their top", () => {
+    // Random bytes whose low five bits are 31 except the first digit: the first increment carries through 15 digits.
+    const ulid = monotonicUlid((bytes) => bytes.fill(0xff).fill(0x02, 0, 1));
+    const first = ulid(1_000);
+    expect(first.slice(10)).toBe("2ZZZZZZZZZZZZZZZ");
+    expect(ulid(1_000).slice(10)).toBe("3000000000000000");
+    expect(ulid(1_000).slice(10)).toBe("3000000000000001");
+    expect(decodeTime(ulid(1_000))).toBe(1_000);
+  });
+
+  test("still increasing when the clock steps back, and past the last id of a millisecond", () => {
+    const ulid = monotonicUlid((bytes) => bytes.fill(0xff));
+    const atTop = ulid(5_000); // the largest id of millisecond 5000
+    const next = ulid(4_000); // the clock stepped back: no id of 5000 is left, so one of 5001
+    expect(atTop.slice(10)).toBe("ZZZZZZZZZZZZZZZZ");
+    expect(next > atTop).toBe(true);
+    expect(decodeTime(next)).toBe(5_001);
+    const ids = Array.from({ length: 3000 }, (_, i) => ulid(5_001 - (i % 3)));
+    expect(ids.every((id, i) => (i === 0 ? id > next : ids[i - 1]! < id))).toBe(true);
   });
 });
 
