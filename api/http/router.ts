@@ -110,13 +110,22 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
   const bounded = <T>(answer: MaybePromise<T>): MaybePromise<T> =>
     answer instanceof Promise ? withinDeadline(answer, deps.databaseDeadlineMs) : answer;
 
-  async function authenticate(request: Request, address: string): Promise<Actor> {
+  /**
+   * The calling key's actor: plain on SQLite (most requests never wait on anything), a promise
+   * on PostgreSQL. A failure counts against the address's budget of failed authentications.
+   */
+  function authenticate(request: Request, address: string): MaybePromise<Actor> {
     try {
-      return await bounded(run(deps.authenticate(request.headers.get("authorization"))));
+      const actor = bounded(run(deps.authenticate(request.headers.get("authorization"))));
+      return actor instanceof Promise ? actor.catch((error) => authenticationFailed(error, address)) : actor;
     } catch (error) {
-      const refusal = error instanceof DomainError ? await deps.limits.recordAuthFailure(address) : null;
-      throw refusal ?? error;
+      return authenticationFailed(error, address);
     }
+  }
+
+  async function authenticationFailed(error: unknown, address: string): Promise<never> {
+    const refusal = error instanceof DomainError ? await deps.limits.recordAuthFailure(address) : null;
+    throw refusal ?? error;
   }
 
   for (const route of routes) {
@@ -124,23 +133,38 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
     const status = route.success.status;
     const changesData = route.method !== "GET";
 
-    /** `activity` makes the entry for a status; it is written with the change when there is one. */
-    async function respond(request: Request, pathParams: Record<string, string>, actor: Actor | undefined, headers: Record<string, string>, requestId: string, activity: (status: number) => ActivityEntry): Promise<{ response: Response; activityWritten: boolean }> {
+    type Answer = { response: Response; activityWritten: boolean };
+
+    /**
+     * Validates the path and query, reads and validates the body, then runs the handler.
+     * `activity` makes the entry for a status; it is written with the change when there is one.
+     * A read on SQLite answers plainly, without a turn of the event loop; what waits (a body, a
+     * busy database, PostgreSQL, a change) answers a promise.
+     */
+    function respond(request: Request, pathParams: Record<string, string>, actor: Actor | undefined, headers: Record<string, string>, requestId: string, activity: (status: number) => ActivityEntry): MaybePromise<Answer> {
       const params = validate.params ? validate.params(pathParams) : undefined;
       const query = validate.query(readQuery(request.url, route.query as TObject | undefined));
-      const rawBody = validate.body ? await readJsonBody(request) : undefined;
-      const body = validate.body ? validate.body(rawBody) : undefined;
-      const input = { actor: actor!, params, query, body, requestId } as never;
+      if (validate.body) return readJsonBody(request).then((rawBody) => act(request, { actor: actor!, params, query, body: validate.body!(rawBody), requestId }, rawBody, headers, activity));
+      return act(request, { actor: actor!, params, query, body: undefined, requestId }, undefined, headers, activity);
+    }
 
-      const toResponse = (result: unknown) =>
-        result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
+    const toResponse = (result: unknown, headers: Record<string, string>) =>
+      result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
 
-      if (!actor || !changesData) return { response: toResponse(await tryOrRetryWhileBusy(() => bounded(settle(route.handler(input))), busy)), activityWritten: false };
+    function act(request: Request, input: { actor: Actor; params: unknown; query: unknown; body: unknown; requestId: string }, rawBody: unknown, headers: Record<string, string>, activity: (status: number) => ActivityEntry): MaybePromise<Answer> {
+      if (!changesData || !input.actor) {
+        const result = tryOrRetryWhileBusy(() => bounded(settle(route.handler(input as never))), busy);
+        return result instanceof Promise ? result.then((r) => ({ response: toResponse(r, headers), activityWritten: false })) : { response: toResponse(result, headers), activityWritten: false };
+      }
+      return change(request, input, rawBody, headers, activity);
+    }
 
+    async function change(request: Request, input: { actor: Actor }, rawBody: unknown, headers: Record<string, string>, activity: (status: number) => ActivityEntry): Promise<Answer> {
+      const { actor } = input;
       let activityWritten = false;
       const changeWithActivity = function* (): Flow<unknown> {
         const { result, written } = yield* deps.activity.recordWithChange(
-          () => asFlow(route.handler(input)),
+          () => asFlow(route.handler(input as never)),
           (result) => activity(result instanceof Reply ? result.status : status),
         );
         activityWritten = written;
@@ -167,7 +191,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       }
 
       const result = await run(deps.transaction(changeWithActivity));
-      return { response: toResponse(result), activityWritten };
+      return { response: toResponse(result, headers), activityWritten };
     }
 
     // Destructured, not `ctx`: Elysia reads the handler's parameters to decide what to build
@@ -194,13 +218,18 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       });
       try {
         if (route.authenticated) {
-          actor = await authenticate(request, address);
-          const limit = await deps.limits.forKey(actor);
+          // Awaited only when they answer promises: on SQLite a read waits on nothing, and an
+          // `await` of a plain value still costs a promise and a turn of the event loop.
+          const authenticated = authenticate(request, address);
+          actor = authenticated instanceof Promise ? await authenticated : authenticated;
+          const decided = deps.limits.forKey(actor);
+          const limit = decided instanceof Promise ? await decided : decided;
           Object.assign(headers, limit.headers);
           deps.usage.record(actor.keyId, address === "unknown" ? null : address);
           if (limit.refusal) throw limit.refusal;
         }
-        ({ response, activityWritten } = await respond(request, params, actor, headers, requestId, activity));
+        const answered = respond(request, params, actor, headers, requestId, activity);
+        ({ response, activityWritten } = answered instanceof Promise ? await answered : answered);
       } catch (error) {
         if (error instanceof ClientDisconnected) {
           deps.metrics.clientDisconnected(route.method, route.path);

@@ -206,10 +206,47 @@ export function createRateLimiter(options: RateLimiterOptions) {
     return held;
   }
 
+  /**
+   * Decides with what is in hand: a slot spent from a lease (and the next lease claimed in the
+   * background once half of this one is spent), or a refusal Redis already gave. Null: nothing
+   * in hand, so the request waits for a claim.
+   */
+  function decideNow(b: Bucket, name: string, limit: number): RateDecision | null {
+    const now = Date.now();
+    const held = spend(b, now);
+    if (held >= 0) {
+      // Half the lease in hand spent: the next one is claimed now, while this request and
+      // those after it go on with what is left (not with a lease of 1: that stays exact).
+      const lease = leaseSize(limit);
+      if (lease > 1 && held <= lease >> 1 && b.refusedUntil <= now) void claimOnce(b, name, limit);
+      return decision(true, limit, b.remaining + held, b.resetAt - now);
+    }
+    if (b.refusedUntil > now) return decision(false, limit, 0, b.refusedUntil - now);
+    return null;
+  }
+
+  /** Nothing in hand: waits for the bucket's claim (with the others waiting) and decides with what it brought. */
+  async function decideAfterClaim(b: Bucket, name: string, limit: number): Promise<RateDecision> {
+    b.demand++;
+    try {
+      for (;;) {
+        if ((await claimOnce(b, name, limit)) === "redis_away") return localDecision(name, limit);
+        const decided = decideNow(b, name, limit);
+        if (decided) return decided;
+      }
+    } finally {
+      b.demand--;
+    }
+  }
+
   return {
     windowSeconds: windowMs / 1000,
     mode: (): LimiterMode => mode,
-    async consume(name: string, limit: number): Promise<RateDecision> {
+    /**
+     * Counts one request against `name`'s window. Answers at once (no promise, no turn of the
+     * event loop) when the process holds a slot or a refusal; a promise only when it must ask Redis.
+     */
+    consume(name: string, limit: number): RateDecision | Promise<RateDecision> {
       if (mode === "per_process") return localDecision(name, limit);
       let bucket = buckets.get(name);
       if (!bucket) {
@@ -217,25 +254,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
         buckets.set(name, bucket);
         if (buckets.size > 100_000) buckets.delete(buckets.keys().next().value!); // bounded memory
       }
-      const b = bucket;
-      const lease = leaseSize(limit);
-      b.demand++;
-      try {
-        for (;;) {
-          const now = Date.now();
-          const held = spend(b, now);
-          if (held >= 0) {
-            // Half the lease in hand spent: the next one is claimed now, while this request
-            // and those after it go on with what is left (not with a lease of 1: that stays exact).
-            if (lease > 1 && held <= lease >> 1 && b.refusedUntil <= now) void claimOnce(b, name, limit);
-            return decision(true, limit, b.remaining + held, b.resetAt - now);
-          }
-          if (b.refusedUntil > now) return decision(false, limit, 0, b.refusedUntil - now);
-          if ((await claimOnce(b, name, limit)) === "redis_away") return localDecision(name, limit);
-        }
-      } finally {
-        b.demand--;
-      }
+      return decideNow(bucket, name, limit) ?? decideAfterClaim(bucket, name, limit);
     },
     /** Stops the Redis probe (shutdown). */
     close(): void {

@@ -39,8 +39,17 @@ const limited = (decision: RateDecision, what: string) =>
  * address past its failure budget gets 429 for bad keys without another Redis call until
  * its window frees.
  */
+export interface KeyLimit {
+  headers: Record<string, string>;
+  refusal: DomainError | null;
+}
+
 export function createRequestLimits(limiter: RateLimiter, settings: RateLimitSettings) {
   const window = `${limiter.windowSeconds} seconds`;
+  const keyLimit = (decision: RateDecision): KeyLimit => ({
+    headers: rateLimitHeaders(decision),
+    refusal: decision.allowed ? null : limited(decision, `${window} for this key`),
+  });
 
   /** A budget of failures per address: refusals are answered locally once it is spent. */
   function failureBudget(bucketPrefix: string, limit: number, what: string) {
@@ -62,10 +71,13 @@ export function createRequestLimits(limiter: RateLimiter, settings: RateLimitSet
   }
 
   return {
-    /** Counts the request against its key's bucket; the caller sends the headers either way. */
-    async forKey(actor: Actor): Promise<{ headers: Record<string, string>; refusal: DomainError | null }> {
-      const decision = await limiter.consume(`key:${actor.keyId}`, settings.perTier[actor.tier]);
-      return { headers: rateLimitHeaders(decision), refusal: decision.allowed ? null : limited(decision, `${window} for this key`) };
+    /**
+     * Counts the request against its key's bucket; the caller sends the headers either way.
+     * Plain when the limiter decides from what it holds (most requests), a promise when it asks Redis.
+     */
+    forKey(actor: Actor): KeyLimit | Promise<KeyLimit> {
+      const decision = limiter.consume(`key:${actor.keyId}`, settings.perTier[actor.tier]);
+      return decision instanceof Promise ? decision.then(keyLimit) : keyLimit(decision);
     },
     /** Counts a failed authentication; past the budget, the failure becomes a 429. */
     recordAuthFailure: failureBudget("authfail", settings.failedAuthPerAddress, "failed authentication"),
