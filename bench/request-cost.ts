@@ -8,18 +8,8 @@
  * but the request path.
  */
 import { Database as Sqlite } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Redis } from "ioredis";
-import { createApp } from "../api/app.ts";
-import { DEFAULT_RATE_LIMITS } from "../api/limits/request-limits.ts";
-import { systemClock } from "../shared/clock.ts";
-import { openDatabase } from "../shared/db/client.ts";
-import { sqliteDatabase } from "../shared/db/database.ts";
-import { createLogger } from "../shared/logger.ts";
-import { startPrivateRedis } from "../scripts/private-redis.ts";
-import { seedOnboardings, seedWorkspaces } from "./lib/seed.ts";
+import { PHASES } from "../shared/domain.ts";
+import { startInProcessApp } from "./lib/in-process.ts";
 
 const args = process.argv.slice(2);
 const count = Number(args.find((a) => a.startsWith("--count="))?.slice(8) ?? 20_000);
@@ -27,34 +17,16 @@ const ALL = ["read", "list", "create", "patch", "me", "health"] as const;
 const chosen = args.filter((a) => !a.startsWith("--")) as (typeof ALL)[number][];
 const scenarios = chosen.length ? chosen : ALL.filter((s) => s !== "me" && s !== "health");
 
-const dir = mkdtempSync(join(tmpdir(), "request-cost-"));
-const redisServer = await startPrivateRedis();
-const db = openDatabase(join(dir, "service.sqlite"), { busyTimeoutMs: 0 });
-// One workspace with many keys, as under load: each request uses the next key, so no key meets its limit.
-const [first, ...rest] = seedWorkspaces(db, { orgs: 1, keysPerOrg: 400, onboardings: 0 });
-const keys = [first!, ...rest];
-const onboardingIds = seedOnboardings(db, first!.orgId, first!.customerId, 2_000);
-const redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-const built = await createApp({
-  database: sqliteDatabase(db),
-  redis,
-  clock: systemClock,
-  logger: createLogger("warn"),
-  publicUrl: "http://127.0.0.1:3000",
-  redisPrefix: "cost",
-  rateLimits: DEFAULT_RATE_LIMITS,
-});
-await new Promise((resolve) => (redis.status === "ready" ? resolve(null) : redis.once("ready", resolve)));
+const { built, keys, first, onboardingIds, file, close } = await startInProcessApp();
 
 // The bare baseline: a second connection on the same file, the statements the baseline server runs.
-const bare = new Sqlite(join(dir, "service.sqlite"), { strict: true });
+const bare = new Sqlite(file, { strict: true });
 const byId = bare.prepare("SELECT * FROM onboardings WHERE id = $id");
 const page = bare.prepare(
   "SELECT * FROM onboardings WHERE org_id = $orgId AND deleted_at IS NULL AND phase = $phase AND created_at < $before ORDER BY created_at DESC LIMIT $limit",
 );
 const setPhase = bare.prepare("UPDATE onboardings SET phase = $phase, updated_at = $at WHERE id = $id");
 
-import { PHASES } from "../shared/domain.ts";
 let n = 0;
 const nextKey = () => keys[n++ % keys.length]!;
 const headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${nextKey().key}`, ...extra });
@@ -69,7 +41,7 @@ const service: Record<(typeof ALL)[number], (i: number) => Request> = {
     new Request(base, {
       method: "POST",
       headers: headers({ "content-type": "application/json", "idempotency-key": `cost-${Date.now()}-${i}` }),
-      body: JSON.stringify({ customer_id: first!.customerId, notes: "bench" }),
+      body: JSON.stringify({ customer_id: first.customerId, notes: "bench" }),
     }),
   patch: (i) =>
     new Request(`${base}/${onboardingIds[i % onboardingIds.length]}`, {
@@ -83,7 +55,7 @@ const baseline: Record<(typeof ALL)[number], (i: number) => Promise<Response>> =
   health: async () => Response.json({ status: "ok" }),
   read: async (i) => Response.json(byId.get({ id: onboardingIds[i % onboardingIds.length]! })),
   list: async () => {
-    const rows = page.all({ orgId: first!.orgId, phase: "review", before: Number.MAX_SAFE_INTEGER, limit: 21 });
+    const rows = page.all({ orgId: first.orgId, phase: "review", before: Number.MAX_SAFE_INTEGER, limit: 21 });
     return Response.json({ object: "list", data: rows.slice(0, 20), has_more: rows.length > 20 });
   },
   create: async (i) => Response.json(byId.get({ id: onboardingIds[i % onboardingIds.length]! }), { status: 201 }), // see below
@@ -133,10 +105,6 @@ try {
     console.log(`${`${scenario} ratio`.padEnd(24)} ${(b / (s - r)).toFixed(2).padStart(7)} (bare / (service - request))`);
   }
 } finally {
-  await built.close();
-  redis.disconnect();
   bare.close();
-  db.$client.close();
-  await redisServer.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await close();
 }
