@@ -11,6 +11,7 @@ export type IdPrefix = "cus" | "con" | "onb" | "org" | "key" | "usr" | "req" | "
 const ENCODING = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const TIME_CHARS = 10;
 const RANDOM_CHARS = 16;
+const TIME_MAX = 2 ** 48 - 1;
 
 /**
  * A monotonic ULID factory, written here rather than taken from the `ulid` package because
@@ -36,6 +37,7 @@ export function monotonicUlid(random: (bytes: Uint8Array) => void = (bytes) => c
   };
 
   return function ulid(now: number = Date.now()): string {
+    if (!Number.isInteger(now) || now < 0 || now > TIME_MAX) throw new RangeError(`A ULID's time must be a whole number of milliseconds from 0 to 2^48 - 1 (got ${now}).`);
     if (now > lastTime) {
       lastTime = now;
       draw();

@@ -19,37 +19,46 @@ import { seedOnboardings, seedWorkspaces } from "./seed.ts";
 export async function startInProcessApp(options: { keys?: number; onboardings?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "in-process-"));
   const file = join(dir, "service.sqlite");
-  const redisServer = await startPrivateRedis();
-  const db = openDatabase(file, { busyTimeoutMs: 0 });
-  const keys = seedWorkspaces(db, { orgs: 1, keysPerOrg: options.keys ?? 400, onboardings: 0 });
-  const first = keys[0]!;
-  const onboardingIds = seedOnboardings(db, first.orgId, first.customerId, options.onboardings ?? 2_000);
-  const redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  const database = sqliteDatabase(db);
-  const built = await createApp({
-    database,
-    redis,
-    clock: systemClock,
-    logger: createLogger("warn"),
-    publicUrl: "http://127.0.0.1:3000",
-    redisPrefix: "cost",
-    rateLimits: DEFAULT_RATE_LIMITS,
-  });
-  await new Promise((resolve) => (redis.status === "ready" ? resolve(null) : redis.once("ready", resolve)));
-  return {
-    built,
-    database,
-    db,
-    file,
-    keys,
-    first,
-    onboardingIds,
-    async close(): Promise<void> {
-      await built.close();
-      redis.disconnect();
-      db.$client.close();
-      await redisServer.stop();
+  let redisServer: Awaited<ReturnType<typeof startPrivateRedis>> | undefined;
+  let redis: Redis | undefined;
+  let db: ReturnType<typeof openDatabase> | undefined;
+  let built: Awaited<ReturnType<typeof createApp>> | undefined;
+  const close = async (): Promise<void> => {
+    try {
+      await built?.close();
+    } finally {
+      redis?.disconnect();
+      db?.$client.close();
+      await redisServer?.stop();
       rmSync(dir, { recursive: true, force: true });
-    },
+    }
   };
+  try {
+    redisServer = await startPrivateRedis();
+    db = openDatabase(file, { busyTimeoutMs: 0 });
+    const keys = seedWorkspaces(db, { orgs: 1, keysPerOrg: options.keys ?? 400, onboardings: 0 });
+    const first = keys[0]!;
+    const onboardingIds = seedOnboardings(db, first.orgId, first.customerId, options.onboardings ?? 2_000);
+    const connection = (redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false }));
+    const database = sqliteDatabase(db);
+    built = await createApp({
+      database,
+      redis: connection,
+      clock: systemClock,
+      logger: createLogger("warn"),
+      publicUrl: "http://127.0.0.1:3000",
+      redisPrefix: "cost",
+      rateLimits: DEFAULT_RATE_LIMITS,
+    });
+    // Ready, or a clear failure within 5 s: a benchmark never waits on a Redis that is not there.
+    await new Promise<void>((resolve, reject) => {
+      if (connection.status === "ready") return resolve();
+      const timer = setTimeout(() => reject(new Error("the private Redis did not answer within 5 s")), 5_000);
+      connection.once("ready", () => (clearTimeout(timer), resolve()));
+    });
+    return { built, database, db, file, keys, first, onboardingIds, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

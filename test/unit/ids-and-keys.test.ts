@@ -27,6 +27,7 @@ describe("ids", () => {
       expect(isValid(id)).toBe(true);
       expect(decodeTime(id)).toBe(at);
     }
+    for (const bad of [-1, 1.5, Number.NaN, 2 ** 48]) expect(() => ulid(bad)).toThrow(RangeError);
   });
 
   test("within a millisecond the last id plus one, carried through digits at their top", () => {
