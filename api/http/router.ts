@@ -134,6 +134,8 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
     const changesData = route.method !== "GET";
 
     type Answer = { response: Response; activityWritten: boolean };
+    /** What a handler is given; `actor` is absent only on the public routes. */
+    type Input = { actor: Actor | undefined; params: unknown; query: unknown; body: unknown; requestId: string };
 
     /**
      * Validates the path and query, reads and validates the body, then runs the handler.
@@ -144,23 +146,23 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
     function respond(request: Request, pathParams: Record<string, string>, actor: Actor | undefined, headers: Record<string, string>, requestId: string, activity: (status: number) => ActivityEntry): MaybePromise<Answer> {
       const params = validate.params ? validate.params(pathParams) : undefined;
       const query = validate.query(readQuery(request.url, route.query as TObject | undefined));
-      if (validate.body) return readJsonBody(request).then((rawBody) => act(request, { actor: actor!, params, query, body: validate.body!(rawBody), requestId }, rawBody, headers, activity));
-      return act(request, { actor: actor!, params, query, body: undefined, requestId }, undefined, headers, activity);
+      if (validate.body) return readJsonBody(request).then((rawBody) => act(request, { actor, params, query, body: validate.body!(rawBody), requestId }, rawBody, headers, activity));
+      return act(request, { actor, params, query, body: undefined, requestId }, undefined, headers, activity);
     }
 
     const toResponse = (result: unknown, headers: Record<string, string>) =>
       result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
 
-    function act(request: Request, input: { actor: Actor; params: unknown; query: unknown; body: unknown; requestId: string }, rawBody: unknown, headers: Record<string, string>, activity: (status: number) => ActivityEntry): MaybePromise<Answer> {
-      if (!changesData || !input.actor) {
+    function act(request: Request, input: Input, rawBody: unknown, headers: Record<string, string>, activity: (status: number) => ActivityEntry): MaybePromise<Answer> {
+      const { actor } = input;
+      if (!changesData || !actor) {
         const result = tryOrRetryWhileBusy(() => bounded(settle(route.handler(input as never))), busy);
         return result instanceof Promise ? result.then((r) => ({ response: toResponse(r, headers), activityWritten: false })) : { response: toResponse(result, headers), activityWritten: false };
       }
-      return change(request, input, rawBody, headers, activity);
+      return change(request, actor, input, rawBody, headers, activity);
     }
 
-    async function change(request: Request, input: { actor: Actor }, rawBody: unknown, headers: Record<string, string>, activity: (status: number) => ActivityEntry): Promise<Answer> {
-      const { actor } = input;
+    async function change(request: Request, actor: Actor, input: Input, rawBody: unknown, headers: Record<string, string>, activity: (status: number) => ActivityEntry): Promise<Answer> {
       let activityWritten = false;
       const changeWithActivity = function* (): Flow<unknown> {
         const { result, written } = yield* deps.activity.recordWithChange(

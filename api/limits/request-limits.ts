@@ -31,6 +31,12 @@ const limited = (decision: RateDecision, what: string) =>
     decision.resetSeconds,
   );
 
+/** A key's decision as a response needs it: its headers, and the refusal to throw when it is one. */
+export interface KeyLimit {
+  headers: Record<string, string>;
+  refusal: DomainError | null;
+}
+
 /**
  * The two limits every request meets: the calling key's bucket (a test key is its own key,
  * so its own bucket) and, for failed authentication, the client address's. Only failures
@@ -39,11 +45,6 @@ const limited = (decision: RateDecision, what: string) =>
  * address past its failure budget gets 429 for bad keys without another Redis call until
  * its window frees.
  */
-export interface KeyLimit {
-  headers: Record<string, string>;
-  refusal: DomainError | null;
-}
-
 export function createRequestLimits(limiter: RateLimiter, settings: RateLimitSettings) {
   const window = `${limiter.windowSeconds} seconds`;
   const keyLimit = (decision: RateDecision): KeyLimit => ({
