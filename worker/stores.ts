@@ -26,6 +26,8 @@ export interface WorkerStores {
     add<Q extends QueueName, N extends JobName<Q>>(orgId: string | null, queue: Q, name: N, payload: JobPayload<Q, N>, now: number): MaybePromise<void>;
     /** Records that these rows' effects reached their outcome (the relay's reconciler then leaves them alone). */
     markCompleted: StoreOf<ReturnType<typeof createOutboxStore>>["markCompleted"];
+    /** The payload of a job that carries none (`payloadInOutbox`), read from its row. */
+    payload: StoreOf<ReturnType<typeof createOutboxStore>>["payload"];
   };
 }
 
@@ -41,7 +43,7 @@ export function createWorkerStores(database: Database): WorkerStores {
       deliveries: createDeliveryStore(db),
       lookups: createLookups(db),
       outbound: createOutboundStore(db),
-      outbox: { add: writer.add, markCompleted: outbox.markCompleted },
+      outbox: { add: writer.add, markCompleted: outbox.markCompleted, payload: outbox.payload },
     };
   }
   const db = database.db;
@@ -52,6 +54,6 @@ export function createWorkerStores(database: Database): WorkerStores {
     deliveries: createPgDeliveryStore(db),
     lookups: createPgLookups(db),
     outbound: createPgOutboundStore(db),
-    outbox: { add: writer.add, markCompleted: outbox.markCompleted },
+    outbox: { add: writer.add, markCompleted: outbox.markCompleted, payload: outbox.payload },
   };
 }

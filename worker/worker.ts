@@ -4,7 +4,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { TSchema } from "@sinclair/typebox";
 import type { Clock } from "../shared/clock.ts";
 import type { Database } from "../shared/db/database.ts";
-import { JOBS, type QueueName } from "../shared/jobs/catalog.ts";
+import { JOBS, payloadInOutbox, type QueueName } from "../shared/jobs/catalog.ts";
 import { closeQueues, createQueues, isConnectionError } from "../shared/jobs/queues.ts";
 import type { Logger } from "../shared/logger.ts";
 import { outboxIdOf } from "../shared/db/outbox.store.ts";
@@ -70,15 +70,27 @@ export function createWorker(infra: WorkerInfrastructure) {
     outbound: { ...launchHandlers(outboundDeps), ...reminderHandlers({ ...outboundDeps, mailer: infra.mailer }) },
   };
 
-  const dispatch = (queue: QueueName, job: Job): Promise<unknown> => {
+  const dispatch = async (queue: QueueName, job: Job): Promise<unknown> => {
     const validate = validators[`${queue}/${job.name}`];
     const handler = (handlers[queue] as Record<string, (payload: unknown, job: Job) => Promise<unknown>>)[job.name];
     if (!validate || !handler) throw new UnrecoverableError(`unknown job '${job.name}' on queue '${queue}'`);
-    if (!validate.Check(job.data)) {
-      const first = validate.Errors(job.data).First();
+    const payload = await payloadOf(queue, job);
+    if (!validate.Check(payload)) {
+      const first = validate.Errors(payload).First();
       throw new UnrecoverableError(`invalid payload for ${job.name}: ${first?.path} ${first?.message}`);
     }
-    return handler(job.data, job);
+    return handler(payload, job);
+  };
+
+  /** The job's own data, or, for a job that carries none (`payloadInOutbox`), its outbox row's payload. */
+  const payloadOf = async (queue: QueueName, job: Job): Promise<unknown> => {
+    const carried = job.data as Record<string, unknown> | null;
+    if (!payloadInOutbox(queue, job.name) || (carried && Object.keys(carried).length > 0)) return carried;
+    const id = outboxIdOf(job.id);
+    const stored = id === null ? undefined : await outbox.payload(id);
+    // Gone for good (a database restored from before the row, a job queued by hand): no retry brings it back.
+    if (stored === undefined) throw new UnrecoverableError(`no payload for ${job.name} job ${job.id}: it carries none and no outbox row holds it`);
+    return JSON.parse(stored);
   };
 
   // Outcomes recorded for outbox rows, written in one transaction per COMPLETION_FLUSH_MS

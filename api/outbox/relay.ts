@@ -3,7 +3,7 @@ import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import { outboxJobId, type OutboxRow } from "../../shared/db/outbox.store.ts";
 import { outsideTransaction } from "../../shared/db/postgres.ts";
 import type { ApiStores } from "../stores.ts";
-import type { QueueName } from "../../shared/jobs/catalog.ts";
+import { payloadInOutbox, type QueueName } from "../../shared/jobs/catalog.ts";
 import type { Queues } from "../../shared/jobs/queues.ts";
 import type { Logger } from "../../shared/logger.ts";
 
@@ -37,7 +37,8 @@ export interface RelayOptions {
  *
  * Each row becomes job `outbox-<id>`, so a row pushed twice (a crash between push and mark,
  * two API processes sweeping at once, the reconciler) is one job while Redis holds it.
- * `kick` runs right after a write commits; the sweep catches whatever a kick missed.
+ * `kick` runs right after a write commits; the sweep catches whatever a kick missed. A job
+ * whose payload stays in the outbox (`payloadInOutbox`: activity batches) goes with no data.
  *
  * Redis holds work, not truth: a row is done when the worker records its outcome
  * (`completed_at`). The reconciler walks rows relayed long enough ago without one and asks
@@ -67,7 +68,9 @@ export function createRelay(options: RelayOptions) {
     for (const queue of Object.keys(queues) as QueueName[]) {
       const jobs = rows.filter((r) => r.queue === queue);
       if (jobs.length === 0) continue;
-      await queues[queue].addBulk(jobs.map((r) => ({ name: r.name, data: JSON.parse(r.payload), opts: { jobId: outboxJobId(r.id) } })));
+      await queues[queue].addBulk(
+        jobs.map((r) => ({ name: r.name, data: payloadInOutbox(queue, r.name) ? {} : JSON.parse(r.payload), opts: { jobId: outboxJobId(r.id) } })),
+      );
     }
   }
 

@@ -63,6 +63,8 @@ export function createPgOutboxStore(db: PgDb) {
     markCompleted: async (ids: readonly number[], now: number) => {
       if (ids.length > 0) await db.update(outbox).set({ completedAt: now }).where(and(inArray(outbox.id, [...ids]), isNull(outbox.completedAt)));
     },
+    /** The worker: the payload of a job that carries none (`payloadInOutbox`); undefined when the row is gone. */
+    payload: async (id: number): Promise<string | undefined> => (await db.select({ payload: outbox.payload }).from(outbox).where(eq(outbox.id, id)))[0]?.payload,
     add: async (row: { orgId: string | null; queue: QueueName; name: string; payload: string; createdAt: number }) => {
       await db.insert(outbox).values(row);
     },

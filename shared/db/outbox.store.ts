@@ -32,6 +32,7 @@ export function createOutboxStore(db: Db) {
      WHERE relayed_at IS NOT NULL AND completed_at IS NULL AND id > $afterId AND relayed_at < $relayedBefore
      ORDER BY id LIMIT $limit`,
   );
+  const payloadOf = sqlite.prepare<{ payload: string }, [number]>("SELECT payload FROM outbox WHERE id = ?");
   const markCompleted = sqlite.prepare("UPDATE outbox SET completed_at = $now WHERE id = $id AND completed_at IS NULL");
   const backlog = sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL");
   const unfinishedCount = sqlite.prepare<{ n: number }, []>(
@@ -75,6 +76,8 @@ export function createOutboxStore(db: Db) {
       return rows;
     },
     markCompleted: markEachCompleted,
+    /** The worker: the payload of a job that carries none (`payloadInOutbox`); undefined when the row is gone. */
+    payload: (id: number): string | undefined => payloadOf.get(id)?.payload,
     /** Rows committed but not yet in Redis: a metric, and what a drain waits for. */
     backlog: () => backlog.get()!.n,
     /** Rows in Redis (or lost from it) whose effect is not recorded yet. */

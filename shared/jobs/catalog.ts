@@ -92,3 +92,18 @@ type Payloads = { [Q in QueueName]: { [N in keyof Catalog[Q]]: Catalog[Q][N] ext
 export type JobPayload<Q extends QueueName, N extends JobName<Q>> = Payloads[Q][N];
 
 export type ActivityEntry = Static<typeof activityEntry>;
+
+/**
+ * Jobs whose payload stays in their outbox row: the job in Redis carries no data, its id
+ * (`outbox-<row id>`) says which row holds the payload, and the worker reads it from the
+ * database. An activity batch is up to 500 entries (~140 KB). Carried in the job, every entry
+ * was read back from the outbox, parsed and serialised again in the API process, sent to
+ * Redis and held in its memory, then parsed again by the worker; the database had it all along.
+ * A job of these names that does carry its payload (queued by an earlier version) runs with it.
+ */
+const PAYLOAD_IN_OUTBOX: { readonly [Q in QueueName]: ReadonlySet<string> } = {
+  records: new Set<JobName<"records">>(["activity.batch"]),
+  outbound: new Set<JobName<"outbound">>(),
+};
+
+export const payloadInOutbox = (queue: QueueName, name: string): boolean => PAYLOAD_IN_OUTBOX[queue].has(name);

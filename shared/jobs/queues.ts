@@ -15,7 +15,7 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   records: {
     attempts: 10,
     backoff: { type: "exponential", delay: 500 },
-    // An activity batch is up to 500 entries (~40 KB): 200 kept finished jobs stay under ~8 MB.
+    // An activity batch's entries stay in its outbox row (`payloadInOutbox`): its job is an id.
     removeOnComplete: { age: 3600, count: 200 },
     removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
   },

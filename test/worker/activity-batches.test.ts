@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
+import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../support/side-effects-harness.ts";
+
+/**
+ * Read calls' activity entries leave the API in an outbox row; the job that hands the row to
+ * the worker carries only the row's id, and the worker reads the entries from the database.
+ */
+let h: SideEffectsHarness;
+beforeAll(async () => {
+  h = await createSideEffectsHarness();
+});
+afterAll(() => h.close());
+
+const entry = (requestId: string): ActivityEntry => ({
+  request_id: requestId,
+  org_id: "org_elsewhere",
+  key_id: "key_elsewhere",
+  actor: "key:elsewhere",
+  method: "GET",
+  route: "/api/v1/me",
+  status: 200,
+  address: null,
+  duration_ms: 0.4,
+  at: 1_700_000_000_000_000,
+});
+const recorded = async (requestId: string) => (await h.count("activity_entries", "request_id = ?", requestId)) === 1;
+
+describe("activity batches", () => {
+  test("reach Redis without their entries, and the worker records them from the outbox row", async () => {
+    const reads = [await h.t.call("GET", "/api/v1/me"), await h.t.call("GET", "/api/v1/customers")];
+    expect(reads.map((r) => r.status)).toEqual([200, 200]);
+    await h.t.activity.drain();
+    const ids = reads.map((r) => r.headers.get("request-id")!);
+    await waitFor(async () => (await Promise.all(ids.map(recorded))).every(Boolean), "the reads' entries to be recorded");
+
+    const rows = await h.query<{ id: number | string; payload: string }>("SELECT id, payload FROM outbox WHERE name = 'activity.batch'");
+    const row = rows.find((r) => r.payload.includes(ids[0]!))!;
+    expect(row.payload).toContain(ids[1]!);
+    const job = await h.t.queues.records.getJob(`outbox-${row.id}`);
+    expect({ name: job?.name, data: job?.data }).toEqual({ name: "activity.batch", data: {} });
+    await waitFor(async () => (await h.count("outbox", "id = ? AND completed_at IS NOT NULL", Number(row.id))) === 1, "the row's outcome");
+  });
+
+  test("a batch queued with its entries, as an earlier version did, is recorded from the job", async () => {
+    await h.t.queues.records.add("activity.batch", { entries: [entry("req_carried_1"), entry("req_carried_2")] }, { jobId: "carried-batch-1" });
+    await waitFor(async () => (await recorded("req_carried_1")) && (await recorded("req_carried_2")), "the carried entries");
+  });
+
+  test("a batch whose outbox row is gone fails at once, without retries, naming the job", async () => {
+    const job = await h.t.queues.records.add("activity.batch", {}, { jobId: "outbox-987654321" });
+    await waitFor(async () => (await job.getState()) === "failed", "the job to fail");
+    const failed = (await h.t.queues.records.getJob(job.id!))!;
+    expect(failed.attemptsMade).toBe(1);
+    expect(failed.failedReason).toBe("no payload for activity.batch job outbox-987654321: it carries none and no outbox row holds it");
+  });
+});
