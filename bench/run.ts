@@ -16,7 +16,7 @@ import { newId } from "../shared/ids.ts";
 import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 import { startSlackStandIn } from "../test/support/slack-stand-in.ts";
 import { measureLatency, runLoad, runSteady, type LoadRequest, type LoadResult } from "./lib/load.ts";
-import { residentMb, startBun, stop, waitForHttp } from "./lib/processes.ts";
+import { cpuSeconds, residentMb, startBun, stop, waitForHttp } from "./lib/processes.ts";
 import { benchPostgresServer, seedPostgres } from "./lib/postgres.ts";
 import { seedOnboardings, seedWorkspaces, type SeededKey } from "./lib/seed.ts";
 
@@ -173,6 +173,27 @@ const makers: Record<"create" | "read" | "list" | "patch", { service: () => Make
 const ms = (v: number) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
 const fmt = (r: LoadResult) => `${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${ms(r.p50).padStart(8)}  p99 ${ms(r.p99).padStart(8)}`;
 const problems = (r: LoadResult) => (r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}: ${JSON.stringify(r.statuses)}, errors ${r.errors})` : "");
+/**
+ * A load run with the CPU time (user + system, from /proc) each of `pids` and this process (the
+ * load generator) spent in it, in µs per answered request. On two shared cores these say where
+ * the machine's time went, which throughput alone does not: a ratio compares whole machines.
+ */
+async function measured(load: () => Promise<LoadResult>, pids: number[]): Promise<LoadResult & { cpuMicros: number[]; loadCpuMicros: number }> {
+  const before = pids.map(cpuSeconds);
+  const ownBefore = process.cpuUsage();
+  const result = await load();
+  const own = process.cpuUsage(ownBefore);
+  const requests = Math.max(1, result.requests);
+  return {
+    ...result,
+    cpuMicros: pids.map((pid, i) => ((cpuSeconds(pid) - before[i]!) * 1e6) / requests),
+    loadCpuMicros: (own.user + own.system) / requests,
+  };
+}
+const µs = (v: number) => v.toFixed(1);
+const cpuLine = (a: Awaited<ReturnType<typeof measured>>, b?: Awaited<ReturnType<typeof measured>>) =>
+  `µs per request: API ${µs(a.cpuMicros[0]!)}, worker ${µs(a.cpuMicros[1]!)}, Redis ${µs(a.cpuMicros[2]!)}, load generator ${µs(a.loadCpuMicros)}` +
+  (b ? `; bare server ${µs(b.cpuMicros[0]!)}, load generator ${µs(b.loadCpuMicros)}` : "");
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const summary: string[] = [];
 /** The service's median read throughput, when `read` ran: `read-tail` drives half of it. */
@@ -185,24 +206,31 @@ for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers
   const serviceRates: number[] = [];
   const serviceP99s: number[] = [];
   const baselineP99s: number[] = [];
+  const apiCpu: number[] = [];
+  const baselineCpu: number[] = [];
   for (let round = 1; round <= S.rounds; round++) {
-    const a = await runLoad(serviceUrl, m.service(), S.seconds);
+    const a = await measured(() => runLoad(serviceUrl, m.service(), S.seconds), [api.pid, worker.pid, redis.pid]);
     if (serviceOnly) {
       record(`round ${round}  service  ${fmt(a)}${problems(a)}`);
+      record(`round ${round}  cpu      ${cpuLine(a)}`);
       continue;
     }
-    const b = await runLoad(baselineUrl, m.baseline(), S.seconds);
+    const b = await measured(() => runLoad(baselineUrl, m.baseline(), S.seconds), [baseline.pid]);
     ratios.push(a.rps / b.rps);
     serviceRates.push(a.rps);
     serviceP99s.push(a.p99);
     baselineP99s.push(b.p99);
+    apiCpu.push(a.cpuMicros[0]!);
+    baselineCpu.push(b.cpuMicros[0]!);
     record(`round ${round}  service  ${fmt(a)}${problems(a)}`);
     record(`round ${round}  baseline ${fmt(b)}${problems(b)}`);
     record(`round ${round}  ratio    ${(a.rps / b.rps).toFixed(2)}`);
+    record(`round ${round}  cpu      ${cpuLine(a, b)}`);
   }
   if (serviceOnly) continue;
   const r = median(ratios);
   summary.push(`| ${name} | ${r.toFixed(2)} × baseline | ≥ ${m.target} | ${r >= m.target ? "met" : "missed"} |`);
+  summary.push(`| ${name}: CPU per request, API process / bare server | ${median(apiCpu).toFixed(1)} / ${median(baselineCpu).toFixed(1)} µs | (accounting) | |`);
   if (name === "read") {
     readRate = median(serviceRates);
     const p99 = median(serviceP99s);

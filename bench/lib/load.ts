@@ -9,6 +9,8 @@ export interface LoadRequest {
 
 export interface LoadResult {
   rps: number;
+  /** Requests answered in the run (any status). */
+  requests: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -28,7 +30,7 @@ export async function runLoad(baseUrl: string, make: (n: number) => LoadRequest,
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, (stat as { count: number }).count]),
   );
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors, statuses };
+  return { rps: result.requests.average, requests: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors, statuses };
 }
 
 /**
@@ -66,7 +68,7 @@ export async function runSteady(baseUrl: string, make: (n: number) => LoadReques
   }
   await Promise.all(inFlight);
   const non2xx = Object.entries(statuses).reduce((n, [code, count]) => (Number(code) >= 300 ? n + count : n), 0);
-  return { rps: samples.length / seconds, ...percentiles(samples), non2xx, errors, statuses };
+  return { rps: samples.length / seconds, requests: sent - errors, ...percentiles(samples), non2xx, errors, statuses };
 }
 
 /** Sequential requests timed one by one: precise percentiles for one request at a time. */

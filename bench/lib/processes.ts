@@ -35,6 +35,17 @@ export function residentMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
+const CLOCK_TICKS = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc (Linux). */
+export function cpuSeconds(pid: number): number {
+  const stat = require("node:fs").readFileSync(`/proc/${pid}/stat`, "utf8") as string;
+  // The command name may hold spaces: count fields from after it. utime and stime are
+  // fields 14 and 15 of proc(5); the first field after ")" is field 3.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 export async function stop(child: Subprocess): Promise<void> {
   child.kill("SIGTERM");
   await Promise.race([child.exited, Bun.sleep(12_000)]);
