@@ -2,7 +2,7 @@ import type { PhaseChangedRecord, TransitionRecord } from "./records.store.ts";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { ActivityEntry } from "../shared/jobs/catalog.ts";
 import { createPgActivityStore } from "../shared/db/activity-outbox.pg.store.ts";
-import { on, pgTransaction, type PgDb } from "../shared/db/postgres.ts";
+import { on, type PgDb } from "../shared/db/postgres.ts";
 import { contacts, customers, deliveries as d, onboardings as o, organizations, phaseTransitions, timelineEvents, users } from "../shared/db/schema.pg.ts";
 import type { DeliveryRow, DeliveryStatus } from "../shared/db/schema.ts";
 import type { OnboardingContext } from "./lookups.store.ts";
@@ -21,10 +21,7 @@ export function createPgRecordsStore(db: PgDb) {
       const { from, to, ...rest } = e;
       await on(db).insert(phaseTransitions).values({ ...rest, fromPhase: from, toPhase: to }).onConflictDoNothing({ target: phaseTransitions.source });
     },
-    activityBatch: (entries: readonly ActivityEntry[]) =>
-      pgTransaction(db, async () => {
-        for (const entry of entries) await activity.insert(entry);
-      }),
+    activityBatch: (entries: readonly ActivityEntry[]) => activity.insertMany(entries),
   };
 }
 
