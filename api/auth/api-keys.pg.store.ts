@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import { on, pgTransaction, type PgDb } from "../../shared/db/postgres.ts";
+import { on, pgTransaction, statement, type PgDb } from "../../shared/db/postgres.ts";
 import { apiKeys, authRevision, organizations } from "../../shared/db/schema.pg.ts";
 import type { KeyRow, KeyUsageDelta } from "./api-keys.store.ts";
 
@@ -10,6 +10,7 @@ import type { KeyRow, KeyUsageDelta } from "./api-keys.store.ts";
  * in a cycle.
  */
 export function createPgApiKeyStore(db: PgDb) {
+  const revision = statement(db, "auth_revision", (on) => on.select({ revision: authRevision.revision }).from(authRevision).where(eq(authRevision.id, 1)));
   return {
     byHash: async (hash: string): Promise<KeyRow | null> =>
       (
@@ -18,7 +19,8 @@ export function createPgApiKeyStore(db: PgDb) {
           .from(apiKeys)
           .where(eq(apiKeys.keyHash, hash))
       )[0] ?? null,
-    revision: async (): Promise<number> => (await on(db).select({ revision: authRevision.revision }).from(authRevision).where(eq(authRevision.id, 1)))[0]!.revision,
+    /** Read on every request (exact revocation): built once. */
+    revision: async (): Promise<number> => (await revision({}))[0]!.revision,
     workspace: async (orgId: string) => (await on(db).select({ slug: organizations.slug, name: organizations.name }).from(organizations).where(eq(organizations.id, orgId)))[0],
     addUsage: (batch: Iterable<[keyId: string, usage: KeyUsageDelta]>) =>
       pgTransaction(db, async () => {

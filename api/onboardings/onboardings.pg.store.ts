@@ -1,5 +1,5 @@
-import { and, desc, eq, getTableColumns, isNull, lt } from "drizzle-orm";
-import { on, type PgDb } from "../../shared/db/postgres.ts";
+import { and, desc, eq, getTableColumns, isNull, lt, sql } from "drizzle-orm";
+import { on, statement, type PgDb } from "../../shared/db/postgres.ts";
 import { onboardings as o } from "../../shared/db/schema.pg.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import type { PageFilter } from "./onboardings.store.ts";
@@ -13,8 +13,14 @@ const live = (orgId: string) => and(eq(o.orgId, orgId), isNull(o.deletedAt));
  * each page shape is served by the same partial indexes (drizzle/postgres/).
  */
 export function createPgOnboardingStore(db: PgDb) {
+  const byId = statement(db, "onboarding_by_id", (on) =>
+    on
+      .select()
+      .from(o)
+      .where(and(eq(o.orgId, sql.placeholder("orgId")), isNull(o.deletedAt), eq(o.id, sql.placeholder("id")))),
+  );
   return {
-    byId: async (orgId: string, id: string): Promise<OnboardingRow | undefined> => (await on(db).select().from(o).where(and(live(orgId), eq(o.id, id))))[0],
+    byId: async (orgId: string, id: string): Promise<OnboardingRow | undefined> => (await byId({ orgId, id }))[0],
     byDisplayId: async (orgId: string, displayId: number): Promise<OnboardingRow | undefined> =>
       (await on(db).select().from(o).where(and(live(orgId), eq(o.displayId, displayId))))[0],
     page: async (orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number): Promise<OnboardingRow[]> =>

@@ -122,6 +122,28 @@ export function on(db: PgDb): PgExecutor {
   return open && open.db === db ? open.tx : db;
 }
 
+/** What a drizzle query builder offers once its parameters are placeholders (`sql.placeholder`). */
+interface Preparable<R> {
+  prepare(name: string): { execute(values?: Record<string, unknown>): Promise<R> };
+}
+
+/**
+ * A statement for a hot path, its SQL built by drizzle once. A builder turns itself into SQL
+ * text on every call; on a PostgreSQL read that was about 40% of the API's CPU (drizzle's
+ * `mergeQueries`, `escapeName`, `orderSelectedFields`… in a profile of `bench/run.ts --db
+ * postgres read`). Outside a transaction the statement prepared on the pool once is reused;
+ * inside one, it is built on the transaction's connection per call, as any builder is.
+ * `build` must take its values from placeholders named as in `values`.
+ */
+export function statement<R>(db: PgDb, name: string, build: (executor: PgExecutor) => Preparable<R>): (values: Record<string, unknown>) => Promise<R> {
+  let onPool: ReturnType<Preparable<R>["prepare"]> | undefined;
+  return (values) => {
+    const open = openTransaction.getStore();
+    if (open && open.db === db) return build(open.tx).prepare(name).execute(values);
+    return (onPool ??= build(db).prepare(name)).execute(values);
+  };
+}
+
 /**
  * Runs `fn` outside any open transaction: for work a transaction *starts* but that must run
  * beside it (kicking the outbox relay), which would otherwise inherit its context and run its
