@@ -88,9 +88,16 @@ export function createWorker(infra: WorkerInfrastructure) {
     if (!payloadInOutbox(queue, job.name) || (carried && Object.keys(carried).length > 0)) return carried;
     const id = outboxIdOf(job.id);
     const stored = id === null ? undefined : await outbox.payload(id);
-    // Gone for good (a database restored from before the row, a job queued by hand): no retry brings it back.
-    if (stored === undefined) throw new UnrecoverableError(`no payload for ${job.name} job ${job.id}: it carries none and no outbox row holds it`);
-    return JSON.parse(stored);
+    // Gone, or another job's row (a database restored from before it, a job queued by hand):
+    // no retry brings the payload back.
+    if (stored === undefined || stored.queue !== queue || stored.name !== job.name) {
+      throw new UnrecoverableError(`no payload for ${job.name} job ${job.id}: it carries none and no outbox row holds it`);
+    }
+    try {
+      return JSON.parse(stored.payload);
+    } catch {
+      throw new UnrecoverableError(`invalid payload for ${job.name}: outbox row ${id} does not hold JSON`);
+    }
   };
 
   // Outcomes recorded for outbox rows, written in one transaction per COMPLETION_FLUSH_MS

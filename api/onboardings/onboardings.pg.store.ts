@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, isNull, lt, sql, type Placeholder } from "drizzle-orm";
 import { on, statement, type PgDb } from "../../shared/db/postgres.ts";
 import { onboardings as o } from "../../shared/db/schema.pg.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
@@ -6,7 +6,7 @@ import type { PageFilter } from "./onboardings.store.ts";
 
 const IMMUTABLE = new Set<string>(["id", "orgId", "customerId", "displayId", "createdAt", "startedAt", "deletedAt"]);
 const MUTABLE = Object.keys(getTableColumns(o)).filter((k) => !IMMUTABLE.has(k)) as (keyof OnboardingRow)[];
-const live = (orgId: string) => and(eq(o.orgId, orgId), isNull(o.deletedAt));
+const live = (orgId: string | Placeholder) => and(eq(o.orgId, orgId), isNull(o.deletedAt));
 
 /**
  * The PostgreSQL adapter of the onboarding store: the same methods and rows as its SQLite twin;
@@ -17,7 +17,7 @@ export function createPgOnboardingStore(db: PgDb) {
     on
       .select()
       .from(o)
-      .where(and(eq(o.orgId, sql.placeholder("orgId")), isNull(o.deletedAt), eq(o.id, sql.placeholder("id")))),
+      .where(and(live(sql.placeholder("orgId")), eq(o.id, sql.placeholder("id")))),
   );
   return {
     byId: async (orgId: string, id: string): Promise<OnboardingRow | undefined> => (await byId({ orgId, id }))[0],

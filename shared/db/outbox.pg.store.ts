@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt } from "drizzle-orm";
 import type { QueueName } from "../jobs/catalog.ts";
-import type { OutboxRow } from "./outbox.store.ts";
+import type { OutboxRow, StoredPayload } from "./outbox.store.ts";
 import { pgTransaction, type PgDb } from "./postgres.ts";
 import { outbox } from "./schema.pg.ts";
 
@@ -63,8 +63,9 @@ export function createPgOutboxStore(db: PgDb) {
     markCompleted: async (ids: readonly number[], now: number) => {
       if (ids.length > 0) await db.update(outbox).set({ completedAt: now }).where(and(inArray(outbox.id, [...ids]), isNull(outbox.completedAt)));
     },
-    /** The worker: the payload of a job that carries none (`payloadInOutbox`); undefined when the row is gone. */
-    payload: async (id: number): Promise<string | undefined> => (await db.select({ payload: outbox.payload }).from(outbox).where(eq(outbox.id, id)))[0]?.payload,
+    /** The worker: the row of a job that carries no payload (`payloadInOutbox`); undefined when the row is gone. */
+    payload: async (id: number): Promise<StoredPayload | undefined> =>
+      (await db.select({ queue: outbox.queue, name: outbox.name, payload: outbox.payload }).from(outbox).where(eq(outbox.id, id)))[0] as StoredPayload | undefined,
     add: async (row: { orgId: string | null; queue: QueueName; name: string; payload: string; createdAt: number }) => {
       await db.insert(outbox).values(row);
     },

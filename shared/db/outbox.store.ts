@@ -8,6 +8,13 @@ export interface OutboxRow {
   payload: string;
 }
 
+/** What the worker reads for a job whose payload stays in its outbox row. */
+export interface StoredPayload {
+  queue: QueueName;
+  name: string;
+  payload: string;
+}
+
 /** BullMQ's job id for an outbox row: the same on every hand-over, so Redis holds it once. */
 export const outboxJobId = (id: number) => `outbox-${id}`;
 
@@ -32,7 +39,7 @@ export function createOutboxStore(db: Db) {
      WHERE relayed_at IS NOT NULL AND completed_at IS NULL AND id > $afterId AND relayed_at < $relayedBefore
      ORDER BY id LIMIT $limit`,
   );
-  const payloadOf = sqlite.prepare<{ payload: string }, [number]>("SELECT payload FROM outbox WHERE id = ?");
+  const payloadOf = sqlite.prepare<{ queue: QueueName; name: string; payload: string }, [number]>("SELECT queue, name, payload FROM outbox WHERE id = ?");
   const markCompleted = sqlite.prepare("UPDATE outbox SET completed_at = $now WHERE id = $id AND completed_at IS NULL");
   const backlog = sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL");
   const unfinishedCount = sqlite.prepare<{ n: number }, []>(
@@ -76,8 +83,8 @@ export function createOutboxStore(db: Db) {
       return rows;
     },
     markCompleted: markEachCompleted,
-    /** The worker: the payload of a job that carries none (`payloadInOutbox`); undefined when the row is gone. */
-    payload: (id: number): string | undefined => payloadOf.get(id)?.payload,
+    /** The worker: the row of a job that carries no payload (`payloadInOutbox`); undefined when the row is gone. */
+    payload: (id: number): StoredPayload | undefined => payloadOf.get(id) ?? undefined,
     /** Rows committed but not yet in Redis: a metric, and what a drain waits for. */
     backlog: () => backlog.get()!.n,
     /** Rows in Redis (or lost from it) whose effect is not recorded yet. */

@@ -131,7 +131,8 @@ interface Preparable<R> {
  * A statement for a hot path, its SQL built by drizzle once. A builder turns itself into SQL
  * text on every call; on a PostgreSQL read that was about 40% of the API's CPU (drizzle's
  * `mergeQueries`, `escapeName`, `orderSelectedFields`… in a profile of `bench/run.ts --db
- * postgres read`). Outside a transaction the statement prepared on the pool once is reused;
+ * postgres read`). Outside a transaction the query drizzle prepared on the pool once (its SQL
+ * text and parameter order; Bun's client prepares the text on each connection) is reused;
  * inside one, it is built on the transaction's connection per call, as any builder is.
  * `build` must take its values from placeholders named as in `values`.
  */

@@ -34,17 +34,34 @@ describe("activity batches", () => {
     const ids = reads.map((r) => r.headers.get("request-id")!);
     await waitFor(async () => (await Promise.all(ids.map(recorded))).every(Boolean), "the reads' entries to be recorded");
 
+    // The two entries may have left in one flush or in two: each one's row, and its job.
     const rows = await h.query<{ id: number | string; payload: string }>("SELECT id, payload FROM outbox WHERE name = 'activity.batch'");
-    const row = rows.find((r) => r.payload.includes(ids[0]!))!;
-    expect(row.payload).toContain(ids[1]!);
-    const job = await h.t.queues.records.getJob(`outbox-${row.id}`);
-    expect({ name: job?.name, data: job?.data }).toEqual({ name: "activity.batch", data: {} });
-    await waitFor(async () => (await h.count("outbox", "id = ? AND completed_at IS NOT NULL", Number(row.id))) === 1, "the row's outcome");
+    for (const requestId of ids) {
+      const row = rows.find((r) => r.payload.includes(`"${requestId}"`))!;
+      const job = await h.t.queues.records.getJob(`outbox-${row.id}`);
+      expect({ name: job?.name, data: job?.data }).toEqual({ name: "activity.batch", data: {} });
+      await waitFor(async () => (await h.count("outbox", "id = ? AND completed_at IS NOT NULL", Number(row.id))) === 1, "the row's outcome");
+    }
   });
 
   test("a batch queued with its entries, as an earlier version did, is recorded from the job", async () => {
     await h.t.queues.records.add("activity.batch", { entries: [entry("req_carried_1"), entry("req_carried_2")] }, { jobId: "carried-batch-1" });
     await waitFor(async () => (await recorded("req_carried_1")) && (await recorded("req_carried_2")), "the carried entries");
+  });
+
+  test("a batch whose job names another job's outbox row fails at once, without retries", async () => {
+    const customer = (await h.t.call("POST", "/api/v1/customers", { body: { name: "Rows" } })).body;
+    const onboarding = (await h.t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer.id } })).body;
+    expect((await h.t.call("PATCH", `/api/v1/onboardings/${onboarding.id}`, { body: { phase: "launch" } })).status).toBe(200);
+    // A launch's outbound row: its id is free on the records queue, and it holds no activity batch.
+    const [other] = await h.query<{ id: number | string }>("SELECT id FROM outbox WHERE queue = 'outbound' ORDER BY id DESC LIMIT 1");
+    const job = await h.t.queues.records.add("activity.batch", {}, { jobId: `outbox-${other!.id}` });
+    await waitFor(async () => (await job.getState()) === "failed", "the job to fail");
+    const failed = (await h.t.queues.records.getJob(job.id!))!;
+    expect({ attempts: failed.attemptsMade, reason: failed.failedReason }).toEqual({
+      attempts: 1,
+      reason: `no payload for activity.batch job outbox-${other!.id}: it carries none and no outbox row holds it`,
+    });
   });
 
   test("a batch whose outbox row is gone fails at once, without retries, naming the job", async () => {
