@@ -9,11 +9,7 @@ export interface OutboxRow {
 }
 
 /** What the worker reads for a job whose payload stays in its outbox row. */
-export interface StoredPayload {
-  queue: QueueName;
-  name: string;
-  payload: string;
-}
+export type StoredPayload = Omit<OutboxRow, "id">;
 
 /** BullMQ's job id for an outbox row: the same on every hand-over, so Redis holds it once. */
 export const outboxJobId = (id: number) => `outbox-${id}`;
@@ -39,7 +35,7 @@ export function createOutboxStore(db: Db) {
      WHERE relayed_at IS NOT NULL AND completed_at IS NULL AND id > $afterId AND relayed_at < $relayedBefore
      ORDER BY id LIMIT $limit`,
   );
-  const payloadOf = sqlite.prepare<{ queue: QueueName; name: string; payload: string }, [number]>("SELECT queue, name, payload FROM outbox WHERE id = ?");
+  const payloadOf = sqlite.prepare<StoredPayload, [number]>("SELECT queue, name, payload FROM outbox WHERE id = ?");
   const markCompleted = sqlite.prepare("UPDATE outbox SET completed_at = $now WHERE id = $id AND completed_at IS NULL");
   const backlog = sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM outbox WHERE relayed_at IS NULL");
   const unfinishedCount = sqlite.prepare<{ n: number }, []>(
