@@ -1,37 +1,31 @@
-import { and, asc, desc, eq } from "drizzle-orm";
-import type { Db } from "../shared/db/client.ts";
-import { customers, deliveries, onboardings, timelineEvents } from "../shared/db/schema.ts";
+import type { Flow } from "../shared/db/flow.ts";
+import { decoder, type Sql } from "../shared/db/sql.ts";
 
 /** What the command line's reports read: timelines and deliveries of one workspace. */
-export const reportsStore = {
-  /** A customer's or onboarding's id from its `id` or, when made only of digits, its `display_id`. */
-  idByRef(db: Db, table: "customers" | "onboardings", orgId: string, ref: string): string | undefined {
-    const t = table === "customers" ? customers : onboardings;
-    const match = /^\d+$/.test(ref) ? eq(t.displayId, Number(ref)) : eq(t.id, ref);
-    return db.select({ id: t.id }).from(t).where(and(eq(t.orgId, orgId), match)).get()?.id;
-  },
-  timelineOf: (db: Db, customerId: string) =>
-    db
-      .select({ kind: timelineEvents.kind, onboardingId: timelineEvents.onboardingId, data: timelineEvents.data, actor: timelineEvents.actor, at: timelineEvents.at })
-      .from(timelineEvents)
-      .where(eq(timelineEvents.customerId, customerId))
-      .orderBy(asc(timelineEvents.at), asc(timelineEvents.id))
-      .all(),
-  deliveriesOf: (db: Db, orgId: string, onboardingId: string | null) =>
-    db
-      .select({
-        id: deliveries.id,
-        kind: deliveries.kind,
-        onboarding_id: deliveries.onboardingId,
-        target: deliveries.target,
-        status: deliveries.status,
-        detail: deliveries.detail,
-        attempts: deliveries.attempts,
-        created_at: deliveries.createdAt,
-        updated_at: deliveries.updatedAt,
-      })
-      .from(deliveries)
-      .where(and(eq(deliveries.orgId, orgId), onboardingId === null ? undefined : eq(deliveries.onboardingId, onboardingId)))
-      .orderBy(desc(deliveries.createdAt))
-      .all(),
-};
+export function createReportsStore(sql: Sql) {
+  const idOf = (table: "customers" | "onboardings", column: "id" | "display_id") => sql.statement<{ id: string }>(`SELECT id FROM ${table} WHERE org_id = $orgId AND ${column} = $ref`);
+  const byRef = {
+    customers: { id: idOf("customers", "id"), displayId: idOf("customers", "display_id") },
+    onboardings: { id: idOf("onboardings", "id"), displayId: idOf("onboardings", "display_id") },
+  };
+  const timelineOf = sql.statement<{ kind: string; onboardingId: string | null; data: string; actor: string; at: number }>(
+    `SELECT kind, onboarding_id AS "onboardingId", data, actor, at FROM timeline_events WHERE customer_id = $customerId ORDER BY at, id`,
+    { decode: decoder({ at: "number" }) },
+  );
+  const deliveriesOf = sql.statement<{
+    id: string; kind: string; onboarding_id: string; target: string | null; status: string; detail: string | null; attempts: number; created_at: number; updated_at: number;
+  }>(
+    `SELECT id, kind, onboarding_id, target, status, detail, attempts, created_at, updated_at FROM deliveries
+     WHERE org_id = $orgId AND (CAST($onboardingId AS TEXT) IS NULL OR onboarding_id = $onboardingId) ORDER BY created_at DESC`,
+    { decode: decoder({ created_at: "number", updated_at: "number" }) },
+  );
+  return {
+    /** A customer's or onboarding's id from its `id` or, when made only of digits, its `display_id`. */
+    *idByRef(table: "customers" | "onboardings", orgId: string, ref: string): Flow<string | undefined> {
+      const row = /^\d{1,15}$/.test(ref) ? yield* byRef[table].displayId.get({ orgId, ref: Number(ref) }) : yield* byRef[table].id.get({ orgId, ref });
+      return row?.id;
+    },
+    timelineOf: (customerId: string) => timelineOf.all({ customerId }),
+    deliveriesOf: (orgId: string, onboardingId: string | null) => deliveriesOf.all({ orgId, onboardingId }),
+  };
+}

@@ -11,7 +11,7 @@ import { adminStores } from "./stores.ts";
 
 /** `id`, or `display_id` when made only of digits, within one workspace. */
 function* resolveRef(database: Database, table: "customers" | "onboardings", orgId: string, ref: string): Flow<string> {
-  const id = yield* use(adminStores(database).reports.idByRef(table, orgId, ref));
+  const id = yield* adminStores(database).reports.idByRef(table, orgId, ref);
   if (!id) throw new OperatorError(`No ${table.slice(0, -1)} '${ref}' in this workspace.`);
   return id;
 }
@@ -20,7 +20,7 @@ function* resolveRef(database: Database, table: "customers" | "onboardings", org
 export function* listTimeline(database: Database, workspaceSlug: string, customerRef: string) {
   const org = yield* findWorkspace(database, workspaceSlug);
   const customerId = yield* resolveRef(database, "customers", org.id, customerRef);
-  const rows = yield* use(adminStores(database).reports.timelineOf(customerId));
+  const rows = yield* adminStores(database).reports.timelineOf(customerId);
   return rows.map((r) => ({ object: "timeline_event", kind: r.kind, onboarding_id: r.onboardingId, ...JSON.parse(r.data), actor: r.actor, at: formatMicros(r.at) }));
 }
 
@@ -28,6 +28,6 @@ export function* listTimeline(database: Database, workspaceSlug: string, custome
 export function* listDeliveries(database: Database, workspaceSlug: string, onboardingRef?: string) {
   const org = yield* findWorkspace(database, workspaceSlug);
   const onboardingId = onboardingRef === undefined ? null : yield* resolveRef(database, "onboardings", org.id, onboardingRef);
-  const rows = yield* use(adminStores(database).reports.deliveriesOf(org.id, onboardingId));
+  const rows = yield* adminStores(database).reports.deliveriesOf(org.id, onboardingId);
   return rows.map((r) => ({ object: "delivery", ...r, created_at: formatMicros(r.created_at), updated_at: formatMicros(r.updated_at) }));
 }

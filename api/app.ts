@@ -4,6 +4,8 @@ import type { Clock } from "../shared/clock.ts";
 import { isDatabaseBusy } from "../shared/db/busy.ts";
 import { createGroupCommit } from "../shared/db/group-commit.ts";
 import type { Database } from "../shared/db/database.ts";
+import { run } from "../shared/db/flow.ts";
+import { withinDeadline } from "../shared/db/postgres.ts";
 import { DomainError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -24,7 +26,7 @@ import type { ServiceDeps } from "./deps.ts";
 import { errorResponse } from "./http/error-map.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import type { RouteDef } from "./http/route.ts";
-import { methodsForPath, mountRoutes, serializeError } from "./http/router.ts";
+import { logFailure, methodsForPath, mountRoutes } from "./http/router.ts";
 import { DOCS_BUNDLE_PATH, DOCS_PATH, docsBundle, docsPage } from "./meta/docs-page.ts";
 import { metaRoutes, type MetaDeps } from "./meta/meta.routes.ts";
 import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
@@ -140,6 +142,7 @@ export async function createApp(infra: AppInfrastructure) {
   const activity = createActivityRecorder({
     transaction: requestTransaction,
     store: stores.activity,
+    writes: database.writes,
     outbox: stores.outbox,
     logger,
     nowMicros: () => clock.nowMicros(),
@@ -148,7 +151,8 @@ export async function createApp(infra: AppInfrastructure) {
   let document: unknown;
   const routes: RouteDef[] = routeTable(services, {
     probes: {
-      database: async () => stores.health.answers(),
+      // An answer within a second, or "not ready": a partition leaves the query waiting.
+      database: async () => withinDeadline(Promise.resolve(run(stores.health.answers())), 1000).catch(() => false),
       redis: () => redisAnswers(infra.redis),
     },
     rateLimiterMode: () => limiter.mode(),
@@ -169,8 +173,7 @@ export async function createApp(infra: AppInfrastructure) {
     { method: "GET", path: DOCS_PATH },
     { method: "GET", path: DOCS_BUNDLE_PATH },
   ]);
-  const onUnexpected = (requestId: string) => (error: unknown) =>
-    logger.child({ request_id: requestId }).error("unhandled error", { error: serializeError(error) });
+  const onUnexpected = (requestId: string) => (error: unknown) => logFailure(logger, requestId, "app", error, true);
 
   const limits = createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS);
 

@@ -1,16 +1,16 @@
-import { eq, sql } from "drizzle-orm";
-import type { Db } from "../shared/db/client.ts";
-import { organizations } from "../shared/db/schema.ts";
+import type { Sql } from "../shared/db/sql.ts";
+import { decoder } from "../shared/db/sql.ts";
+import type { Flow } from "../shared/db/flow.ts";
 
 /** Workspace settings the API consults (rarely: only when an onboarding enters `launch`). */
-export function createWorkspaceStore(db: Db) {
-  const settings = db
-    .select({ launchRecapEnabled: organizations.launchRecapEnabled })
-    .from(organizations)
-    .where(eq(organizations.id, sql.placeholder("orgId")))
-    .prepare();
+export function createWorkspaceStore(sql: Sql) {
+  const settings = sql.statement<{ launchRecapEnabled: boolean }>(
+    `SELECT launch_recap_enabled AS "launchRecapEnabled" FROM organizations WHERE id = $orgId`,
+    { decode: decoder({ launchRecapEnabled: "boolean" }) },
+  );
   return {
-    launchRecapEnabled: (orgId: string): boolean => settings.get({ orgId })?.launchRecapEnabled ?? false,
+    *launchRecapEnabled(orgId: string): Flow<boolean> {
+      return (yield* settings.get({ orgId }))?.launchRecapEnabled ?? false;
+    },
   };
 }
-

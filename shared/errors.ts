@@ -56,3 +56,27 @@ export const notFound = (kind: "customer" | "contact" | "onboarding", ref?: stri
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
+
+/**
+ * Whether `error` comes from a database driver: its message may quote the failed SQL and its
+ * parameters (stored data), so it never goes into a response or a log at `info` or above.
+ */
+export function isDriverError(error: unknown): boolean {
+  const e = error as { name?: unknown; code?: unknown; errno?: unknown } | null;
+  if (!e || typeof e !== "object") return false;
+  if (typeof e.name === "string" && /postgres|sqlite/i.test(e.name)) return true;
+  return typeof e.code === "string" && /^(ERR_POSTGRES_|SQLITE_)/.test(e.code);
+}
+
+/** What a log line at `info` or above may say of an error: a driver's only by name and code. */
+export function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { value: isDriverError(error) ? "driver error" : String(error) };
+  const e = error as Error & { code?: unknown; errno?: unknown };
+  if (isDriverError(error)) return { name: e.name, code: e.code, errno: e.errno };
+  return { name: e.name, message: e.message };
+}
+
+/** The whole of an error, message and stack, for a `debug` log line only. */
+export function errorDetail(error: unknown): Record<string, unknown> {
+  return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
+}

@@ -23,6 +23,6 @@ export function* issueInvite(database: Database, clock: Clock, user: Pick<UserRo
   if (user.role !== "admin") throw new OperatorError("Only administrators sign in: give the user --role admin first.");
   const token = randomToken();
   const now = clock.nowMicros();
-  yield* use(storeOf(database).replaceInvite({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, createdAt: now, expiresAt: now + INVITE_LIFETIME_MICROS }));
+  yield* storeOf(database).replaceInvite({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, createdAt: now, expiresAt: now + INVITE_LIFETIME_MICROS, usedAt: null });
   return { url: inviteUrl(publicUrl, token), expiresAt: now + INVITE_LIFETIME_MICROS };
 }

@@ -2,9 +2,8 @@ import { generateApiKey } from "./api-keys.ts";
 import type { Clock } from "./clock.ts";
 import type { Database } from "./db/database.ts";
 import { use, type Flow, type MaybePromise } from "./db/flow.ts";
-import type { ApiKeyRow, OrganizationRow, organizations, UserRole, UserRow } from "./db/schema.ts";
-import { workspaceStore } from "./workspaces.store.ts";
-import { pgWorkspaceStore } from "./workspaces.pg.store.ts";
+import type { ApiKeyRow, OrganizationRow, UserRole, UserRow } from "./db/schema.ts";
+import { createWorkspacesStore, type WorkspacesStore } from "./workspaces.store.ts";
 import { encryptSecret } from "./secrets.ts";
 import { EMAIL_PATTERN, RATE_LIMIT_TIERS, SLUG_MAX_LENGTH, SLUG_PATTERN, type KeyMode, type RateLimitTier } from "./domain.ts";
 import { newId } from "./ids.ts";
@@ -16,20 +15,12 @@ export class OperatorError extends Error {
 
 const SLUG = new RegExp(SLUG_PATTERN);
 
-type Bound<S> = {
-  [K in keyof S]: S[K] extends (db: never, ...args: infer A) => infer R ? (...args: A) => MaybePromise<Awaited<R>> : never;
-};
-type WorkspaceStore = Bound<typeof workspaceStore>;
-const bound = new WeakMap<Database, WorkspaceStore>();
+const built = new WeakMap<Database, WorkspacesStore>();
 
-/** The workspace statements of the database's engine, bound to it. */
-export function storeOf(database: Database): WorkspaceStore {
-  let store = bound.get(database);
-  if (!store) {
-    const impl = (database.engine === "sqlite" ? workspaceStore : pgWorkspaceStore) as unknown as Record<string, (db: unknown, ...args: unknown[]) => unknown>;
-    store = Object.fromEntries(Object.entries(impl).map(([name, fn]) => [name, (...args: unknown[]) => fn(database.db, ...args)])) as WorkspaceStore;
-    bound.set(database, store);
-  }
+/** The workspace statements over an open database, prepared once per database. */
+export function storeOf(database: Database): WorkspacesStore {
+  let store = built.get(database);
+  if (!store) built.set(database, (store = createWorkspacesStore(database.sql)));
   return store;
 }
 
@@ -46,21 +37,21 @@ export function* createWorkspace(database: Database, clock: Clock, input: { slug
   if (name === "" || name.length > 200) throw new OperatorError("--name must be 1 to 200 characters.");
   const store = storeOf(database);
   return yield* database.transaction(function* () {
-    if (yield* use(store.organizationBySlug(input.slug))) {
+    if (yield* store.organizationBySlug(input.slug)) {
       throw new OperatorError(`A workspace with slug '${input.slug}' already exists.`);
     }
     const row = { id: newId("org"), slug: input.slug, name, launchRecapEnabled: false, slackTokenEncrypted: null, createdAt: clock.nowMicros() };
-    yield* use(store.insertOrganization(row));
+    yield* store.insertOrganization(row);
     return row;
   });
 }
 
 export function* listWorkspaces(database: Database): Flow<OrganizationRow[]> {
-  return yield* use(storeOf(database).listOrganizations());
+  return yield* storeOf(database).listOrganizations();
 }
 
 export function* findWorkspace(database: Database, slug: string): Flow<OrganizationRow> {
-  const org = yield* use(storeOf(database).organizationBySlug(slug));
+  const org = yield* storeOf(database).organizationBySlug(slug);
   if (!org) throw new OperatorError(`No workspace with slug '${slug}'.`);
   return org;
 }
@@ -86,23 +77,23 @@ export function* createApiKey(
     createdAt: clock.nowMicros(),
     createdBy: input.createdBy ?? null,
   };
-  yield* use(storeOf(database).insertApiKey(row));
+  yield* storeOf(database).insertApiKey(row);
   return { row, key, org };
 }
 
 export function* listApiKeys(database: Database, workspaceSlug: string): Flow<ApiKeyRow[]> {
   const org = yield* findWorkspace(database, workspaceSlug);
-  return yield* use(storeOf(database).apiKeysOf(org.id));
+  return yield* storeOf(database).apiKeysOf(org.id);
 }
 
 /** Takes effect on the key's next request: authentication reads the row every time. */
 export function* revokeApiKey(database: Database, clock: Clock, keyId: string): Flow<ApiKeyRow> {
   const store = storeOf(database);
-  const key = yield* use(store.apiKeyById(keyId));
+  const key = yield* store.apiKeyById(keyId);
   if (!key) throw new OperatorError(`No API key with id '${keyId}'.`);
   if (key.revokedAt !== null) return key;
   const revokedAt = clock.nowMicros();
-  yield* use(store.revokeApiKey(keyId, revokedAt));
+  yield* store.revokeApiKey(keyId, revokedAt);
   return { ...key, revokedAt };
 }
 
@@ -134,7 +125,7 @@ export function* addUser(
   const org = yield* findWorkspace(database, input.workspaceSlug);
   const name = checkUserFields(input);
   const email = input.email.trim().toLowerCase();
-  if (yield* use(store.userByEmail(org.id, email))) {
+  if (yield* store.userByEmail(org.id, email)) {
     throw new OperatorError(`A user with e-mail '${email}' already exists in this workspace.`);
   }
   const row = {
@@ -147,13 +138,13 @@ export function* addUser(
     role: input.role ?? "member",
     passwordHash: null,
   };
-  yield* use(store.insertUser(row));
+  yield* store.insertUser(row);
   return row;
 }
 
 export function* findUserByEmail(database: Database, workspaceSlug: string, email: string): Flow<UserRow> {
   const org = yield* findWorkspace(database, workspaceSlug);
-  const user = yield* use(storeOf(database).userByEmail(org.id, email.trim().toLowerCase()));
+  const user = yield* storeOf(database).userByEmail(org.id, email.trim().toLowerCase());
   if (!user) throw new OperatorError(`No user with e-mail '${email}' in workspace '${workspaceSlug}'.`);
   return user;
 }
@@ -161,25 +152,25 @@ export function* findUserByEmail(database: Database, workspaceSlug: string, emai
 /** Name, role and Slack id of one user of one workspace. A user who stops being an admin loses their sessions. */
 export function* updateUser(database: Database, orgId: string, userId: string, input: { name: string; role: UserRole; slackUserId: string | null }): Flow<UserRow> {
   const store = storeOf(database);
-  const user = yield* use(store.userById(orgId, userId));
+  const user = yield* store.userById(orgId, userId);
   if (!user) throw new OperatorError("No such user in this workspace.");
   const name = checkUserFields({ name: input.name, email: user.email, slackUserId: input.slackUserId, role: input.role });
-  yield* use(store.updateUser(orgId, userId, { name, role: input.role, slackUserId: input.slackUserId }));
+  yield* store.updateUser(orgId, userId, { name, role: input.role, slackUserId: input.slackUserId });
   return { ...user, name, role: input.role, slackUserId: input.slackUserId };
 }
 
 /** Removes a user of one workspace; their sessions and invites go with the row (foreign keys cascade). */
 export function* removeUser(database: Database, orgId: string, userId: string): Flow<UserRow> {
   const store = storeOf(database);
-  const user = yield* use(store.userById(orgId, userId));
+  const user = yield* store.userById(orgId, userId);
   if (!user) throw new OperatorError("No such user in this workspace.");
-  yield* use(store.deleteUser(orgId, userId));
+  yield* store.deleteUser(orgId, userId);
   return user;
 }
 
 export function* listUsers(database: Database, workspaceSlug: string): Flow<UserRow[]> {
   const org = yield* findWorkspace(database, workspaceSlug);
-  return yield* use(storeOf(database).usersOf(org.id));
+  return yield* storeOf(database).usersOf(org.id);
 }
 
 /** Workspace settings: the Slack token (sealed with SECRET_KEY) and the launch-recap switch. */
@@ -188,7 +179,7 @@ export function* updateWorkspace(
   input: { slug: string; slackToken?: string | undefined; launchRecap?: boolean | undefined; secretKey: string | null },
 ) {
   const org = yield* findWorkspace(database, input.slug);
-  const changes: Partial<typeof organizations.$inferInsert> = {};
+  const changes: Partial<Pick<OrganizationRow, "slackTokenEncrypted" | "launchRecapEnabled">> = {};
   if (input.slackToken !== undefined) {
     if (input.slackToken === "") {
       changes.slackTokenEncrypted = null;
@@ -199,6 +190,7 @@ export function* updateWorkspace(
   }
   if (input.launchRecap !== undefined) changes.launchRecapEnabled = input.launchRecap;
   if (Object.keys(changes).length === 0) throw new OperatorError("Nothing to update: give --slack-token and/or --launch-recap on|off.");
-  yield* use(storeOf(database).updateOrganization(org.id, changes));
-  return { ...org, ...changes };
+  const next = { ...org, ...changes };
+  yield* storeOf(database).updateSettings(next);
+  return next;
 }

@@ -1,3 +1,4 @@
+import { run } from "../shared/db/flow.ts";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Clock } from "../shared/clock.ts";
 import { newId } from "../shared/ids.ts";
@@ -45,22 +46,22 @@ export function createDeliveries(store: WorkerStores["deliveries"], clock: Clock
     ): Promise<DeliveryOutcome | null> {
       const source = job.id!;
       const now = clock.nowMicros();
-      const row = await store.open({ id: newId("dlv"), source, ...meta }, now);
+      const row = await run(store.open({ id: newId("dlv"), source, ...meta }, now));
       if (row.status !== "sending") return null; // an earlier run reached an outcome
-      await store.startAttempt(row.id, now);
+      await run(store.startAttempt(row.id, now));
       try {
         const outcome = await perform({
           deliveryId: row.id,
           earlierSendAt: row.sendStartedAt,
-          sending: async () => void (await store.sending(row.id, clock.nowMicros())),
+          sending: async () => void (await run(store.sending(row.id, clock.nowMicros()))),
         });
-        await store.finish(row.id, { status: outcome.status, detail: outcome.detail, target: outcome.target ?? null }, clock.nowMicros());
+        await run(store.finish(row.id, { status: outcome.status, detail: outcome.detail, target: outcome.target ?? null }, clock.nowMicros()));
         return outcome;
       } catch (error) {
         const permanent = error instanceof PermanentFailure;
         const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
         const message = (error as Error).message;
-        await store.finish(row.id, { status: permanent || lastAttempt ? "failed" : "sending", detail: message, target: null }, clock.nowMicros());
+        await run(store.finish(row.id, { status: permanent || lastAttempt ? "failed" : "sending", detail: message, target: null }, clock.nowMicros()));
         throw permanent ? new UnrecoverableError(message) : error;
       }
     },

@@ -1,6 +1,5 @@
-import type { Db } from "../shared/db/client.ts";
-import { col as c } from "../shared/db/raw-select.ts";
-import { contacts as ct, customers as cu, onboardings as o, organizations as org, users as u } from "../shared/db/schema.ts";
+import type { Flow } from "../shared/db/flow.ts";
+import { decoder, type Sql } from "../shared/db/sql.ts";
 
 export interface OnboardingContext {
   displayId: number;
@@ -11,44 +10,32 @@ export interface OnboardingContext {
   deleted: boolean;
 }
 
-type RawContext = Omit<OnboardingContext, "waitingOnCustomer" | "deleted"> & { waitingOnCustomer: number; deleted: number; csmId: string | null };
-
-/**
- * What the handlers read back from the API's tables. Raw prepared statements (every outbound
- * job runs them) with column names from the schema.
- */
-export function createLookups(db: Db) {
-  const sqlite = db.$client;
-  const onboarding = sqlite.prepare<RawContext, { id: string }>(
-    `SELECT o.${c(o.displayId)} AS displayId, c.${c(cu.name)} AS customerName, o.${c(o.waitingOnCustomer)} AS waitingOnCustomer,
-            o.${c(o.waitingOnCustomerSince)} AS waitingOnCustomerSince, o.${c(o.lastChangedMode)} AS lastChangedMode,
-            o.${c(o.deletedAt)} IS NOT NULL AS deleted, o.${c(o.csmId)} AS csmId
-     FROM "onboardings" o JOIN "customers" c ON c.${c(cu.id)} = o.${c(o.customerId)} WHERE o.${c(o.id)} = $id`,
+/** What the handlers read back from the API's tables (every outbound job runs them). */
+export function createLookups(sql: Sql) {
+  const onboarding = sql.statement<OnboardingContext>(
+    `SELECT o.display_id AS "displayId", c.name AS "customerName", o.waiting_on_customer AS "waitingOnCustomer",
+            o.waiting_on_customer_since AS "waitingOnCustomerSince", o.last_changed_mode AS "lastChangedMode",
+            o.deleted_at IS NOT NULL AS deleted
+     FROM onboardings o JOIN customers c ON c.id = o.customer_id WHERE o.id = $id`,
+    { decode: decoder({ waitingOnCustomer: "boolean", waitingOnCustomerSince: "number", deleted: "boolean" }) },
   );
-  const user = sqlite.prepare<{ name: string; slackUserId: string | null }, { orgId: string; id: string }>(
-    `SELECT ${c(u.name)} AS name, ${c(u.slackUserId)} AS slackUserId FROM "users" WHERE ${c(u.id)} = $id AND ${c(u.orgId)} = $orgId`,
+  const user = sql.statement<{ name: string; slackUserId: string | null }>(`SELECT name, slack_user_id AS "slackUserId" FROM users WHERE id = $id AND org_id = $orgId`);
+  const primaryContact = sql.statement<{ name: string; email: string | null }>(
+    `SELECT name, email FROM contacts WHERE customer_id = $customerId AND is_primary AND deleted_at IS NULL`,
   );
-  const primaryContact = sqlite.prepare<{ name: string; email: string | null }, { customerId: string }>(
-    `SELECT ${c(ct.name)} AS name, ${c(ct.email)} AS email FROM "contacts"
-     WHERE ${c(ct.customerId)} = $customerId AND ${c(ct.isPrimary)} = 1 AND ${c(ct.deletedAt)} IS NULL`,
-  );
-  const csm = sqlite.prepare<{ csmId: string | null }, { id: string }>(`SELECT ${c(o.csmId)} AS csmId FROM "onboardings" WHERE ${c(o.id)} = $id`);
-  const orgToken = sqlite.prepare<{ sealed: string | null }, { orgId: string }>(
-    `SELECT ${c(org.slackTokenEncrypted)} AS sealed FROM "organizations" WHERE ${c(org.id)} = $orgId`,
-  );
+  const csm = sql.statement<{ csmId: string | null }>(`SELECT csm_id AS "csmId" FROM onboardings WHERE id = $id`);
+  const orgToken = sql.statement<{ sealed: string | null }>(`SELECT slack_token_encrypted AS sealed FROM organizations WHERE id = $orgId`);
   return {
-    onboarding: (id: string): OnboardingContext | undefined => {
-      const row = onboarding.get({ id });
-      if (!row) return undefined;
-      const { csmId: _csm, ...rest } = row;
-      return { ...rest, waitingOnCustomer: Boolean(row.waitingOnCustomer), deleted: Boolean(row.deleted) };
-    },
+    onboarding: (id: string) => onboarding.get({ id }),
     /** The onboarding's CSM as it is now (a reminder goes to whoever holds it when it is sent). */
-    csmOf: (id: string): string | null => csm.get({ id })?.csmId ?? null,
-    user: (orgId: string, id: string) => user.get({ orgId, id }) ?? undefined,
-    primaryContact: (customerId: string) => primaryContact.get({ customerId }) ?? undefined,
+    *csmOf(id: string): Flow<string | null> {
+      return (yield* csm.get({ id }))?.csmId ?? null;
+    },
+    user: (orgId: string, id: string) => user.get({ orgId, id }),
+    primaryContact: (customerId: string) => primaryContact.get({ customerId }),
     /** The workspace's sealed Slack token, or null. */
-    slackToken: (orgId: string): string | null => orgToken.get({ orgId })?.sealed ?? null,
+    *slackToken(orgId: string): Flow<string | null> {
+      return (yield* orgToken.get({ orgId }))?.sealed ?? null;
+    },
   };
 }
-

@@ -1,9 +1,5 @@
-import { and, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
-import type { Db } from "../shared/db/client.ts";
-import { col as c } from "../shared/db/raw-select.ts";
-import { calendarEntries, emailDrafts, onboardings, reminderMarks } from "../shared/db/schema.ts";
-
-const p = sql.placeholder;
+import type { Flow } from "../shared/db/flow.ts";
+import { decoder, type Sql } from "../shared/db/sql.ts";
 
 export interface Waiting {
   id: string;
@@ -17,59 +13,37 @@ export interface Waiting {
 }
 
 /** The `outbound` queue's own records (calendar entries, drafts) and the reminder scan's reads and marks. */
-export function createOutboundStore(db: Db) {
-  const sqlite = db.$client;
-  const ce = calendarEntries;
-  const calendar = sqlite.prepare(
-    `INSERT INTO "calendar_entries" (${[ce.source, ce.orgId, ce.customerId, ce.onboardingId, ce.kind, ce.title, ce.at].map(c).join(", ")})
-     VALUES ($source, $orgId, $customerId, $onboardingId, 'launch', $title, $at) ON CONFLICT(${c(ce.source)}) DO NOTHING`,
+export function createOutboundStore(sql: Sql) {
+  const calendar = sql.statement(
+    `INSERT INTO calendar_entries (source, org_id, customer_id, onboarding_id, kind, title, at)
+     VALUES ($source, $orgId, $customerId, $onboardingId, 'launch', $title, $at) ON CONFLICT (source) DO NOTHING`,
   );
-  const ed = emailDrafts;
-  const draft = sqlite.prepare(
-    `INSERT INTO "email_drafts" (${[ed.source, ed.orgId, ed.onboardingId, ed.toAddress, ed.subject, ed.raw, ed.createdAt].map(c).join(", ")})
-     VALUES ($source, $orgId, $onboardingId, $to, $subject, $raw, $now) ON CONFLICT(${c(ed.source)}) DO NOTHING`,
+  const draft = sql.statement(
+    `INSERT INTO email_drafts (source, org_id, onboarding_id, to_address, subject, raw, created_at)
+     VALUES ($source, $orgId, $onboardingId, $to, $subject, $raw, $now) ON CONFLICT (source) DO NOTHING`,
   );
-  const o = onboardings;
   // Served by onboardings_waiting_idx (waiting_on_customer AND deleted_at IS NULL).
-  const waiting = db
-    .select({
-      id: o.id,
-      orgId: o.orgId,
-      customerId: o.customerId,
-      csmId: o.csmId,
-      since: sql<number>`${o.waitingOnCustomerSince}`,
-      frequencyDays: o.reminderFrequencyDays,
-      email: o.reminderEmail,
-      slack: o.reminderSlack,
-    })
-    .from(o)
-    .where(
-      and(
-        sql`${o.waitingOnCustomer} = 1`,
-        isNull(o.deletedAt),
-        isNotNull(o.waitingOnCustomerSince),
-        eq(o.lastChangedMode, "live"),
-        or(eq(o.reminderEmail, true), eq(o.reminderSlack, true)),
-      ),
-    )
-    .prepare();
-  const marked = db
-    .select({ period: reminderMarks.period })
-    .from(reminderMarks)
-    .where(and(eq(reminderMarks.onboardingId, p("onboardingId")), eq(reminderMarks.period, p("period"))))
-    .prepare();
-  const rm = reminderMarks;
-  const mark = sqlite.prepare(
-    `INSERT INTO "reminder_marks" (${c(rm.onboardingId)}, ${c(rm.period)}, ${c(rm.queuedAt)}) VALUES ($onboardingId, $period, $now) ON CONFLICT DO NOTHING`,
+  const waiting = sql.statement<Waiting>(
+    `SELECT id, org_id AS "orgId", customer_id AS "customerId", csm_id AS "csmId", waiting_on_customer_since AS since,
+            reminder_frequency_days AS "frequencyDays", reminder_email AS email, reminder_slack AS slack
+     FROM onboardings
+     WHERE waiting_on_customer AND deleted_at IS NULL AND waiting_on_customer_since IS NOT NULL
+       AND last_changed_mode = 'live' AND (reminder_email OR reminder_slack)`,
+    { decode: decoder({ since: "number", email: "boolean", slack: "boolean" }) },
   );
+  const marked = sql.statement(`SELECT period FROM reminder_marks WHERE onboarding_id = $onboardingId AND period = $period`);
+  const mark = sql.statement(`INSERT INTO reminder_marks (onboarding_id, period, queued_at) VALUES ($onboardingId, $period, $now) ON CONFLICT DO NOTHING`);
 
   return {
-    calendarEntry: (e: { source: string; orgId: string; customerId: string; onboardingId: string; title: string; at: number }) => void calendar.run(e),
-    emailDraft: (e: { source: string; orgId: string; onboardingId: string; to: string; subject: string; raw: string; now: number }) => void draft.run(e),
-    waiting: (): Waiting[] => waiting.all(),
-    periodMarked: (onboardingId: string, period: number): boolean => marked.get({ onboardingId, period }) !== undefined,
+    calendarEntry: (e: { source: string; orgId: string; customerId: string; onboardingId: string; title: string; at: number }) => calendar.run(e),
+    emailDraft: (e: { source: string; orgId: string; onboardingId: string; to: string; subject: string; raw: string; now: number }) => draft.run(e),
+    waiting: () => waiting.all(),
+    *periodMarked(onboardingId: string, period: number): Flow<boolean> {
+      return (yield* marked.get({ onboardingId, period })) !== undefined;
+    },
     /** Marks the period; false when another scan marked it first (and queued its reminders). */
-    markPeriod: (onboardingId: string, period: number, now: number): boolean => mark.run({ onboardingId, period, now }).changes === 1,
+    *markPeriod(onboardingId: string, period: number, now: number): Flow<boolean> {
+      return (yield* mark.run({ onboardingId, period, now })) === 1;
+    },
   };
 }
-

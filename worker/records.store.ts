@@ -1,7 +1,7 @@
+import type { Flow } from "../shared/db/flow.ts";
 import { createActivityStore } from "../shared/db/activity.store.ts";
-import { writeTransaction, type Db } from "../shared/db/client.ts";
-import { col as c } from "../shared/db/raw-select.ts";
-import { phaseTransitions, timelineEvents } from "../shared/db/schema.ts";
+import type { Sql } from "../shared/db/sql.ts";
+import type { Transaction } from "../shared/db/database.ts";
 import type { ActivityEntry } from "../shared/jobs/catalog.ts";
 
 /** A timeline event on the customer for a phase change (`data`: the change as JSON). */
@@ -29,32 +29,23 @@ export type TransitionRecord = {
   slaSuspendedSeconds: number;
 };
 
-/**
- * The `records` queue's writes, each keyed by its job (`source`) so a job run twice writes once.
- * Raw prepared statements (the worker's throughput) with column names from the schema.
- */
-export function createRecordsStore(db: Db) {
-  const sqlite = db.$client;
-  const e = timelineEvents;
-  const timeline = sqlite.prepare(
-    `INSERT INTO "timeline_events" (${[e.source, e.orgId, e.customerId, e.onboardingId, e.kind, e.data, e.actor, e.at].map(c).join(", ")})
-     VALUES ($source, $orgId, $customerId, $onboardingId, 'phase_changed', $data, $actor, $at) ON CONFLICT(${c(e.source)}) DO NOTHING`,
+/** The `records` queue's writes, each keyed by its job (`source`) so a job run twice, here or on another worker, writes once. */
+export function createRecordsStore(sql: Sql, transaction: Transaction) {
+  const timeline = sql.statement(
+    `INSERT INTO timeline_events (source, org_id, customer_id, onboarding_id, kind, data, actor, at)
+     VALUES ($source, $orgId, $customerId, $onboardingId, 'phase_changed', $data, $actor, $at) ON CONFLICT (source) DO NOTHING`,
   );
-  const t = phaseTransitions;
-  const transition = sqlite.prepare(
-    `INSERT INTO "phase_transitions" (${[t.source, t.orgId, t.customerId, t.onboardingId, t.fromPhase, t.toPhase, t.at, t.actor, t.phaseEnteredAt, t.slaSuspendedSeconds].map(c).join(", ")})
+  const transition = sql.statement(
+    `INSERT INTO phase_transitions (source, org_id, customer_id, onboarding_id, from_phase, to_phase, at, actor, phase_entered_at, sla_suspended_seconds)
      VALUES ($source, $orgId, $customerId, $onboardingId, $from, $to, $at, $actor, $phaseEnteredAt, $slaSuspendedSeconds)
-     ON CONFLICT(${c(t.source)}) DO NOTHING`,
+     ON CONFLICT (source) DO NOTHING`,
   );
-  const activity = createActivityStore(db);
+  const activity = createActivityStore(sql);
 
   return {
-    phaseChanged: (e: PhaseChangedRecord): void => void timeline.run(e),
-    transition: (e: TransitionRecord): void => void transition.run(e),
+    phaseChanged: (e: PhaseChangedRecord) => timeline.run(e),
+    transition: (e: TransitionRecord) => transition.run(e),
     /** A batch in one transaction; an entry already written (by request id) is skipped. */
-    activityBatch: (entries: readonly ActivityEntry[]) =>
-      writeTransaction(db, () => {
-        for (const entry of entries) activity.insert(entry);
-      }),
+    activityBatch: (entries: readonly ActivityEntry[]): Flow<void> => transaction(() => activity.insertMany(entries)),
   };
 }

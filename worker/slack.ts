@@ -1,3 +1,4 @@
+import { run } from "../shared/db/flow.ts";
 import { ErrorCode, LogLevel, WebClient, type WebAPIPlatformError } from "@slack/web-api";
 import type { WorkerLookups } from "./stores.ts";
 import { decryptSecret } from "../shared/secrets.ts";
@@ -68,7 +69,7 @@ export function createSlackGateway(lookups: Pick<WorkerLookups, "slackToken">, s
   const clients = new Map<string, WebClient>();
 
   async function tokenFor(orgId: string): Promise<string> {
-    const sealed = await lookups.slackToken(orgId);
+    const sealed = await run(lookups.slackToken(orgId));
     if (sealed !== null) {
       if (!settings.secretKey) throw new PermanentFailure("the workspace's Slack token is stored but SECRET_KEY is not set");
       try {

@@ -1,3 +1,5 @@
+import { describeError } from "../shared/errors.ts";
+import { run } from "../shared/db/flow.ts";
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
@@ -87,7 +89,7 @@ export function createWorker(infra: WorkerInfrastructure) {
     const carried = job.data as Record<string, unknown> | null;
     if (!payloadInOutbox(queue, job.name) || (carried && Object.keys(carried).length > 0)) return carried;
     const id = outboxIdOf(job.id);
-    const stored = id === null ? undefined : await outbox.payload(id);
+    const stored = id === null ? undefined : await run(outbox.payload(id));
     // Gone, or another job's row (a database restored from before it, a job queued by hand):
     // no retry brings the payload back.
     if (stored === undefined || stored.queue !== queue || stored.name !== job.name) {
@@ -116,11 +118,11 @@ export function createWorker(infra: WorkerInfrastructure) {
     const notRecorded = (error: unknown) =>
       // Not recorded: the reconciler finds these jobs finished in Redis (or runs them again,
       // which every handler survives) and records them then.
-      logger.warn("outbox outcomes not recorded; the reconciler will", { count: ids.length, error: (error as Error).message });
+      logger.warn("outbox outcomes not recorded; the reconciler will", { count: ids.length, error: describeError(error) });
     let written: Promise<void>;
     try {
       // On SQLite the write runs here, synchronously, as before; on PostgreSQL it is awaited.
-      written = Promise.resolve(outbox.markCompleted(ids, clock.nowMicros())).then(() => {}, notRecorded);
+      written = Promise.resolve(run(outbox.markCompleted(ids, clock.nowMicros()))).then(() => {}, notRecorded);
     } catch (error) {
       notRecorded(error);
       written = Promise.resolve();
@@ -164,10 +166,10 @@ export function createWorker(infra: WorkerInfrastructure) {
     // Connection errors repeat on every reconnection attempt; the outage is reported once by
     // the connection's owner (worker/main.ts). Anything else is worth a line each time.
     worker.on("error", (error) => {
-      if (!isConnectionError(error)) logger.error("worker error", { queue, error: error.message });
+      if (!isConnectionError(error)) logger.error("worker error", { queue, error: describeError(error) });
     });
     worker.on("failed", (job, error) =>
-      logger.warn("job failed", { queue, job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, error: error.message }),
+      logger.warn("job failed", { queue, job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, error: describeError(error) }),
     );
     return worker;
   });

@@ -8,6 +8,8 @@ import type { ApiStores } from "../stores.ts";
 export interface ActivityRecorderOptions {
   transaction: Transaction;
   store: ApiStores["activity"];
+  /** Rows the open transaction has written so far (`Database.writes`). */
+  writes: () => number;
   outbox: ApiStores["outbox"];
   logger: Logger;
   nowMicros: () => number;
@@ -45,7 +47,7 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
       const written = run(
         options.transaction(function* () {
           for (let i = 0; i < entries.length; i += maxBatch) {
-            yield* use(options.outbox.add(null, "records", "activity.batch", { entries: entries.slice(i, i + maxBatch) }, options.nowMicros()));
+            yield* options.outbox.add(null, "records", "activity.batch", { entries: entries.slice(i, i + maxBatch) }, options.nowMicros());
           }
         }),
       );
@@ -92,10 +94,12 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
      * turn a read-only transaction into a write.
      */
     *recordWithChange<T>(change: () => Flow<T>, entry: (result: T) => ActivityEntry): Flow<{ result: T; written: boolean }> {
-      const before = yield* use(store.changeCount());
+      // Counted by the stores' own statements, in this transaction only: an idempotency claim
+      // written before the change is not the change (engine-wide counters cannot tell them apart).
+      const before = options.writes();
       const result = yield* change();
-      if ((yield* use(store.changeCount())) === before) return { result, written: false };
-      yield* use(store.insert(entry(result)));
+      if (options.writes() === before) return { result, written: false };
+      yield* store.insert(entry(result));
       return { result, written: true };
     },
     flush,

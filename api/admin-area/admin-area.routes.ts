@@ -3,13 +3,15 @@ import { join } from "node:path";
 import { Elysia } from "elysia";
 import type { Clock } from "../../shared/clock.ts";
 import type { Database } from "../../shared/db/database.ts";
+import { driven } from "../../shared/db/flow.ts";
 import type { ApiStores } from "../stores.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { randomToken } from "../../shared/invites.ts";
-import { createAdminAreaService, type AdminAreaService } from "./admin-area.service.ts";
-import { clientAddress, createGuards, htmlResponse, redirect, wrap, type Ctx } from "./http.ts";
+import { createAdminAreaService } from "./admin-area.service.ts";
+import { clientAddress, createGuards, htmlResponse, redirect, wrap } from "./http.ts";
 import { deadLinkPage, invitePage, loginPage } from "./pages/auth.ts";
 import { cookieSettings, createSessions } from "./session.ts";
+import type { AdminAreaRouter } from "./context.ts";
 import { workspaceRoutes } from "./workspace.routes.ts";
 
 export interface AdminAreaOptions {
@@ -35,19 +37,6 @@ const SIGNED_OUT_NOTICES: Record<string, string> = {
   password_set: "Your password is set. Sign in with it.",
 };
 
-type Route = (ctx: Ctx) => Response | Promise<Response>;
-export interface AdminAreaRouter {
-  get(path: string, handler: Route): unknown;
-  post(path: string, handler: Route): unknown;
-}
-
-export interface AdminAreaContext {
-  store: ApiStores["adminArea"];
-  service: AdminAreaService;
-  guards: ReturnType<typeof createGuards>;
-  clock: Clock;
-  newNonce: () => string;
-}
 
 /**
  * The workspace administrators' web application at /admin (keys, users, settings and what
@@ -123,6 +112,6 @@ export function adminArea(options: AdminAreaOptions) {
     }),
   );
 
-  workspaceRoutes(router, { store, service, guards, clock, newNonce: randomToken });
+  workspaceRoutes(router, { store: driven(store), service, guards, clock, newNonce: randomToken });
   return app;
 }

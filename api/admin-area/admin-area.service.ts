@@ -69,24 +69,24 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
   const { database, clock, store } = deps;
 
   function* audit(actor: AdminActor, action: string, target: string | null, detail: string | null = null): Flow<void> {
-    yield* use(store.audit({ orgId: actor.session.orgId, actorUserId: actor.session.userId, actor: actor.session.email, action, target, detail, address: actor.address, at: clock.nowMicros() }));
+    yield* store.audit({ orgId: actor.session.orgId, actorUserId: actor.session.userId, actor: actor.session.email, action, target, detail, address: actor.address, at: clock.nowMicros() });
   }
 
   function* throttled(bucket: string, limit: number): Flow<boolean> {
-    const row = yield* use(store.loginFailures(bucket));
-    return row !== null && clock.nowMicros() - row.windowStartedAt < LOGIN_WINDOW_MICROS && row.failures >= limit;
+    const row = yield* store.loginFailures(bucket);
+    return row !== undefined && clock.nowMicros() - row.windowStartedAt < LOGIN_WINDOW_MICROS && row.failures >= limit;
   }
 
   function* countFailure(bucket: string): Flow<void> {
     const now = clock.nowMicros();
-    const row = yield* use(store.loginFailures(bucket));
-    if (!row || now - row.windowStartedAt >= LOGIN_WINDOW_MICROS) yield* use(store.putLoginFailures(bucket, now, 1));
-    else yield* use(store.putLoginFailures(bucket, row.windowStartedAt, row.failures + 1));
+    const row = yield* store.loginFailures(bucket);
+    if (!row || now - row.windowStartedAt >= LOGIN_WINDOW_MICROS) yield* store.putLoginFailures(bucket, now, 1);
+    else yield* store.putLoginFailures(bucket, row.windowStartedAt, row.failures + 1);
   }
 
   /** The invite behind a link, when it is unused, unexpired and its user still an administrator. */
   function* findInvite(token: string) {
-    const invite = yield* use(store.invite(hashToken(token)));
+    const invite = yield* store.invite(hashToken(token));
     if (!invite || invite.usedAt !== null || invite.expiresAt <= clock.nowMicros() || invite.role !== "admin") return null;
     return invite;
   }
@@ -104,7 +104,7 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
       const accountBucket = `account:${email}`;
       const addressBucket = `address:${address ?? "unknown"}`;
       if ((await run(throttled(accountBucket, LOGIN_LIMITS.account))) || (await run(throttled(addressBucket, LOGIN_LIMITS.address)))) return null;
-      const candidates = email === "" || password === "" ? [] : await store.adminsByEmail(email);
+      const candidates = email === "" || password === "" ? [] : await run(store.adminsByEmail(email));
       let found: { id: string; orgId: string } | null = null;
       for (const candidate of candidates) {
         if (await Bun.password.verify(password, candidate.passwordHash)) {
@@ -121,12 +121,12 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
             yield* countFailure(addressBucket);
             // A wrong password for a real administrator shows in that workspace's audit log.
             for (const c of candidates) {
-              yield* use(store.audit({ orgId: c.orgId, actorUserId: c.id, actor: email, action: "session.sign_in_failed", target: null, detail: null, address, at: clock.nowMicros() }));
+              yield* store.audit({ orgId: c.orgId, actorUserId: c.id, actor: email, action: "session.sign_in_failed", target: null, detail: null, address, at: clock.nowMicros() });
             }
             return;
           }
-          yield* use(store.clearLoginFailures(accountBucket));
-          yield* use(store.audit({ orgId: signedIn.orgId, actorUserId: signedIn.id, actor: email, action: "session.sign_in", target: null, detail: null, address, at: clock.nowMicros() }));
+          yield* store.clearLoginFailures(accountBucket);
+          yield* store.audit({ orgId: signedIn.orgId, actorUserId: signedIn.id, actor: email, action: "session.sign_in", target: null, detail: null, address, at: clock.nowMicros() });
         }),
       );
       return found;
@@ -145,10 +145,10 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
       await run(
         database.transaction(function* () {
           const invite = yield* findInvite(token);
-          if (!invite || !(yield* use(store.useInvite(hashToken(token), clock.nowMicros())))) throw new AdminAreaError("This link has expired or was already used.");
-          yield* use(store.setPassword(invite.orgId, invite.userId, passwordHash));
-          yield* use(store.deleteSessionsOfUser(invite.userId));
-          yield* use(store.audit({ orgId: invite.orgId, actorUserId: invite.userId, actor: invite.email, action: "user.password_set", target: invite.email, detail: null, address, at: clock.nowMicros() }));
+          if (!invite || !(yield* store.useInvite(hashToken(token), clock.nowMicros()))) throw new AdminAreaError("This link has expired or was already used.");
+          yield* store.setPassword(invite.orgId, invite.userId, passwordHash);
+          yield* store.deleteSessionsOfUser(invite.userId);
+          yield* store.audit({ orgId: invite.orgId, actorUserId: invite.userId, actor: invite.email, action: "user.password_set", target: invite.email, detail: null, address, at: clock.nowMicros() });
         }),
       );
     },
@@ -168,7 +168,7 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
     revokeKey(actor: AdminActor, keyId: string) {
       return run(
         database.transaction(function* () {
-          const key = yield* use(store.key(actor.session.orgId, keyId));
+          const key = yield* store.key(actor.session.orgId, keyId);
           if (!key) throw new AdminAreaError("No such key in this workspace.");
           if (key.revokedAt !== null) return key;
           yield* revokeApiKey(database, clock, key.id);
@@ -194,9 +194,9 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
       return run(
         database.transaction(function* () {
           if (userId === actor.session.userId && input.role !== "admin") throw new AdminAreaError("You cannot take away your own administrator role.");
-          const before = yield* use(store.user(actor.session.orgId, userId));
+          const before = yield* store.user(actor.session.orgId, userId);
           const user = yield* updateUser(database, actor.session.orgId, userId, input);
-          if (user.role !== "admin") yield* use(store.deleteSessionsOfUser(user.id));
+          if (user.role !== "admin") yield* store.deleteSessionsOfUser(user.id);
           const changes = [
             before && before.name !== user.name ? `name ${before.name} → ${user.name}` : null,
             before && before.role !== user.role ? `role ${before.role} → ${user.role}` : null,
@@ -222,7 +222,7 @@ export function createAdminAreaService(deps: AdminAreaDeps) {
     reissueInvite(actor: AdminActor, userId: string) {
       return run(
         database.transaction(function* () {
-          const user = yield* use(store.user(actor.session.orgId, userId));
+          const user = yield* store.user(actor.session.orgId, userId);
           if (!user) throw new AdminAreaError("No such user in this workspace.");
           const invite = yield* issueInvite(database, clock, { id: user.id, orgId: actor.session.orgId, role: user.role }, deps.publicUrl);
           yield* audit(actor, "user.invite", user.email);

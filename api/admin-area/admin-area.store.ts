@@ -1,4 +1,5 @@
-import type { Db } from "../../shared/db/client.ts";
+import type { Flow } from "../../shared/db/flow.ts";
+import { decoder, type Sql } from "../../shared/db/sql.ts";
 import type { KeyMode, RateLimitTier } from "../../shared/domain.ts";
 import type { UserRole } from "../../shared/db/schema.ts";
 
@@ -40,7 +41,7 @@ export interface UserView {
   email: string;
   role: UserRole;
   slackUserId: string | null;
-  hasPassword: number;
+  hasPassword: boolean;
   createdAt: number;
 }
 
@@ -83,153 +84,141 @@ export interface AuditEntry {
 /** An audit entry as the audit page lists it. */
 export type AuditView = Omit<AuditEntry, "orgId" | "actorUserId"> & { id: number };
 
-export function createAdminAreaStore(db: Db) {
-  const q = db.$client;
-  const sessionSelect = q.prepare<SessionView, [string]>(
-    `SELECT s.token_hash AS tokenHash, s.user_id AS userId, s.org_id AS orgId, s.csrf_token AS csrfToken,
-            s.created_at AS createdAt, s.last_seen_at AS lastSeenAt,
-            u.email AS email, u.name AS userName, o.slug AS workspaceSlug, o.name AS orgName
+export function createAdminAreaStore(sql: Sql) {
+  const n = (...keys: string[]) => decoder<never>(Object.fromEntries(keys.map((k) => [k, "number"])));
+  const adminsByEmail = sql.statement<{ id: string; orgId: string; email: string; passwordHash: string }>(
+    `SELECT id, org_id AS "orgId", email, password_hash AS "passwordHash" FROM users
+     WHERE email = $email AND role = 'admin' AND password_hash IS NOT NULL ORDER BY created_at`,
+  );
+  const session = sql.statement<SessionView>(
+    `SELECT s.token_hash AS "tokenHash", s.user_id AS "userId", s.org_id AS "orgId", s.csrf_token AS "csrfToken",
+            s.created_at AS "createdAt", s.last_seen_at AS "lastSeenAt",
+            u.email AS email, u.name AS "userName", o.slug AS "workspaceSlug", o.name AS "orgName"
      FROM admin_sessions s
      JOIN users u ON u.id = s.user_id AND u.org_id = s.org_id AND u.role = 'admin'
      JOIN organizations o ON o.id = s.org_id
-     WHERE s.token_hash = ?`,
+     WHERE s.token_hash = $tokenHash`,
+    { decode: n("createdAt", "lastSeenAt") },
+  );
+  const insertSession = sql.statement(
+    `INSERT INTO admin_sessions (token_hash, user_id, org_id, csrf_token, created_at, last_seen_at, address)
+     VALUES ($tokenHash, $userId, $orgId, $csrfToken, $now, $now, $address)`,
+  );
+  const touchSession = sql.statement(`UPDATE admin_sessions SET last_seen_at = $now WHERE token_hash = $tokenHash`);
+  const deleteSession = sql.statement(`DELETE FROM admin_sessions WHERE token_hash = $tokenHash`);
+  const purgeSessions = sql.statement(`DELETE FROM admin_sessions WHERE last_seen_at < $idleBefore OR created_at < $createdBefore`);
+  const purgeFailures = sql.statement(`DELETE FROM login_failures WHERE window_started_at < $before`);
+  const deleteSessionsOfUser = sql.statement(`DELETE FROM admin_sessions WHERE user_id = $userId`);
+  const invite = sql.statement<{ userId: string; orgId: string; expiresAt: number; usedAt: number | null; email: string; role: UserRole }>(
+    `SELECT i.user_id AS "userId", i.org_id AS "orgId", i.expires_at AS "expiresAt", i.used_at AS "usedAt", u.email AS email, u.role AS role
+     FROM invites i JOIN users u ON u.id = i.user_id AND u.org_id = i.org_id WHERE i.token_hash = $tokenHash`,
+    { decode: n("expiresAt", "usedAt"), lock: "update" },
+  );
+  const useInvite = sql.statement(`UPDATE invites SET used_at = $now WHERE token_hash = $tokenHash AND used_at IS NULL`);
+  const setPassword = sql.statement(`UPDATE users SET password_hash = $passwordHash WHERE org_id = $orgId AND id = $userId`);
+  const loginFailures = sql.statement<{ windowStartedAt: number; failures: number }>(
+    `SELECT window_started_at AS "windowStartedAt", failures FROM login_failures WHERE bucket = $bucket`,
+    { decode: n("windowStartedAt"), lock: "update" },
+  );
+  const putLoginFailures = sql.statement(
+    `INSERT INTO login_failures (bucket, window_started_at, failures) VALUES ($bucket, $windowStartedAt, $failures)
+     ON CONFLICT (bucket) DO UPDATE SET window_started_at = excluded.window_started_at, failures = excluded.failures`,
+  );
+  const clearLoginFailures = sql.statement(`DELETE FROM login_failures WHERE bucket = $bucket`);
+  const audit = sql.statement(
+    `INSERT INTO audit_log (org_id, actor_user_id, actor, action, target, detail, address, at) VALUES ($orgId, $actorUserId, $actor, $action, $target, $detail, $address, $at)`,
+  );
+  const auditPage = sql.statement<AuditView>(
+    `SELECT id, actor, action, target, detail, address, at FROM audit_log
+     WHERE org_id = $orgId AND (CAST($beforeId AS BIGINT) IS NULL OR id < $beforeId) ORDER BY id DESC LIMIT $limit`,
+    { decode: n("id", "at") },
+  );
+  const claimFormNonce = sql.statement(`INSERT INTO form_submissions (nonce, at) VALUES ($nonce, $now) ON CONFLICT DO NOTHING`);
+  const purgeFormNonces = sql.statement(`DELETE FROM form_submissions WHERE at < $before`);
+  const keyColumns = `id, name, prefix, mode, rate_limit_tier AS tier, created_at AS "createdAt", created_by AS "createdBy",
+                      revoked_at AS "revokedAt", last_used_at AS "lastUsedAt", last_used_ip AS "lastUsedIp", request_count AS "requestCount"`;
+  const keyDecode = n("createdAt", "revokedAt", "lastUsedAt");
+  const keys = sql.statement<KeyView>(`SELECT ${keyColumns} FROM api_keys WHERE org_id = $orgId ORDER BY revoked_at IS NOT NULL, created_at DESC`, { decode: keyDecode });
+  const key = sql.statement<KeyView>(`SELECT ${keyColumns} FROM api_keys WHERE org_id = $orgId AND id = $keyId`, { decode: keyDecode });
+  const userColumns = `id, name, email, role, slack_user_id AS "slackUserId", password_hash IS NOT NULL AS "hasPassword", created_at AS "createdAt"`;
+  const userDecode = decoder<UserView>({ hasPassword: "boolean", createdAt: "number" });
+  const users = sql.statement(`SELECT ${userColumns} FROM users WHERE org_id = $orgId ORDER BY created_at`, { decode: userDecode });
+  const user = sql.statement(`SELECT ${userColumns} FROM users WHERE org_id = $orgId AND id = $userId`, { decode: userDecode });
+  const organization = sql.statement<{ slug: string; name: string; launchRecap: boolean; slackTokenSet: boolean }>(
+    `SELECT slug, name, launch_recap_enabled AS "launchRecap", slack_token_encrypted IS NOT NULL AS "slackTokenSet" FROM organizations WHERE id = $orgId`,
+    { decode: decoder({ launchRecap: "boolean", slackTokenSet: "boolean" }) },
+  );
+  const onboardingById = sql.statement<{ id: string }>(`SELECT id FROM onboardings WHERE org_id = $orgId AND id = $ref`);
+  const onboardingByDisplayId = sql.statement<{ id: string }>(`SELECT id FROM onboardings WHERE org_id = $orgId AND display_id = $ref`);
+  // Ids compare byte by byte (COLLATE "C"), as SQLite compares them, whatever PostgreSQL's collation.
+  const deliveriesPage = sql.statement<DeliveryView>(
+    `SELECT d.id, d.kind, d.onboarding_id AS "onboardingId", o.display_id AS "onboardingDisplayId", d.target, d.status, d.detail,
+            d.attempts, d.created_at AS "createdAt", d.updated_at AS "updatedAt"
+     FROM deliveries d LEFT JOIN onboardings o ON o.id = d.onboarding_id AND o.org_id = d.org_id
+     WHERE d.org_id = $orgId AND (CAST($onboardingId AS TEXT) IS NULL OR d.onboarding_id = $onboardingId) AND (CAST($status AS TEXT) IS NULL OR d.status = $status)
+       AND (CAST($beforeAt AS BIGINT) IS NULL OR d.created_at < $beforeAt OR (d.created_at = $beforeAt AND d.id COLLATE "C" < $beforeId))
+     ORDER BY d.created_at DESC, d.id COLLATE "C" DESC LIMIT $limit`,
+    { decode: n("createdAt", "updatedAt") },
+  );
+  const activityPage = sql.statement<ActivityView>(
+    `SELECT request_id AS "requestId", key_id AS "keyId", actor, method, route, status, address, duration_ms AS "durationMs", at
+     FROM activity_entries
+     WHERE org_id = $orgId AND (CAST($keyId AS TEXT) IS NULL OR key_id = $keyId)
+       AND (CAST($beforeAt AS BIGINT) IS NULL OR at < $beforeAt OR (at = $beforeAt AND request_id COLLATE "C" < $beforeId))
+     ORDER BY at DESC, request_id COLLATE "C" DESC LIMIT $limit`,
+    { decode: n("at") },
   );
 
   return {
     /** Administrators with a password, in any workspace, for sign-in. */
-    adminsByEmail: (email: string) =>
-      q
-        .query(
-          `SELECT id, org_id AS orgId, email, password_hash AS passwordHash FROM users
-           WHERE email = ? AND role = 'admin' AND password_hash IS NOT NULL ORDER BY created_at`,
-        )
-        .all(email) as { id: string; orgId: string; email: string; passwordHash: string }[],
-
-    /** A live session joined to a user who is still an administrator of its workspace; else null. */
-    session: (tokenHash: string) => sessionSelect.get(tokenHash),
-    insertSession: (row: { tokenHash: string; userId: string; orgId: string; csrfToken: string; now: number; address: string | null }) =>
-      q
-        .query(
-          `INSERT INTO admin_sessions (token_hash, user_id, org_id, csrf_token, created_at, last_seen_at, address)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(row.tokenHash, row.userId, row.orgId, row.csrfToken, row.now, row.now, row.address),
-    touchSession: (tokenHash: string, now: number) => q.query("UPDATE admin_sessions SET last_seen_at = ? WHERE token_hash = ?").run(now, tokenHash),
-    deleteSession: (tokenHash: string) => q.query("DELETE FROM admin_sessions WHERE token_hash = ?").run(tokenHash),
+    adminsByEmail: (email: string) => adminsByEmail.all({ email }),
+    /** A live session joined to a user who is still an administrator of its workspace; else undefined. */
+    session: (tokenHash: string) => session.get({ tokenHash }),
+    insertSession: (row: { tokenHash: string; userId: string; orgId: string; csrfToken: string; now: number; address: string | null }) => insertSession.run(row),
+    touchSession: (tokenHash: string, now: number) => touchSession.run({ tokenHash, now }),
+    deleteSession: (tokenHash: string) => deleteSession.run({ tokenHash }),
     /** Sessions past their idle or absolute lifetime, and sign-in failure windows long over. */
-    purgeExpired(sessionsIdleBefore: number, sessionsCreatedBefore: number, failuresBefore: number) {
-      q.query("DELETE FROM admin_sessions WHERE last_seen_at < ? OR created_at < ?").run(sessionsIdleBefore, sessionsCreatedBefore);
-      q.query("DELETE FROM login_failures WHERE window_started_at < ?").run(failuresBefore);
+    *purgeExpired(sessionsIdleBefore: number, sessionsCreatedBefore: number, failuresBefore: number): Flow<void> {
+      yield* purgeSessions.run({ idleBefore: sessionsIdleBefore, createdBefore: sessionsCreatedBefore });
+      yield* purgeFailures.run({ before: failuresBefore });
     },
-    deleteSessionsOfUser: (userId: string) => q.query("DELETE FROM admin_sessions WHERE user_id = ?").run(userId),
+    deleteSessionsOfUser: (userId: string) => deleteSessionsOfUser.run({ userId }),
 
-    invite: (tokenHash: string) =>
-      q
-        .query(
-          `SELECT i.user_id AS userId, i.org_id AS orgId, i.expires_at AS expiresAt, i.used_at AS usedAt, u.email AS email, u.role AS role
-           FROM invites i JOIN users u ON u.id = i.user_id AND u.org_id = i.org_id WHERE i.token_hash = ?`,
-        )
-        .get(tokenHash) as { userId: string; orgId: string; expiresAt: number; usedAt: number | null; email: string; role: UserRole } | null,
-    useInvite: (tokenHash: string, now: number) =>
-      q.query("UPDATE invites SET used_at = ? WHERE token_hash = ? AND used_at IS NULL").run(now, tokenHash).changes === 1,
-    setPassword: (orgId: string, userId: string, passwordHash: string) =>
-      q.query("UPDATE users SET password_hash = ? WHERE org_id = ? AND id = ?").run(passwordHash, orgId, userId),
+    /** An invite, locked for the rest of the transaction (the link is used once). */
+    invite: (tokenHash: string) => invite.get({ tokenHash }),
+    *useInvite(tokenHash: string, now: number): Flow<boolean> {
+      return (yield* useInvite.run({ tokenHash, now })) === 1;
+    },
+    setPassword: (orgId: string, userId: string, passwordHash: string) => setPassword.run({ orgId, userId, passwordHash }),
 
-    loginFailures: (bucket: string) =>
-      q.query("SELECT window_started_at AS windowStartedAt, failures FROM login_failures WHERE bucket = ?").get(bucket) as
-        | { windowStartedAt: number; failures: number }
-        | null,
-    putLoginFailures: (bucket: string, windowStartedAt: number, failures: number) =>
-      q
-        .query(
-          `INSERT INTO login_failures (bucket, window_started_at, failures) VALUES (?, ?, ?)
-           ON CONFLICT (bucket) DO UPDATE SET window_started_at = excluded.window_started_at, failures = excluded.failures`,
-        )
-        .run(bucket, windowStartedAt, failures),
-    clearLoginFailures: (bucket: string) => q.query("DELETE FROM login_failures WHERE bucket = ?").run(bucket),
+    /** A bucket's failures, locked for the rest of the transaction (counted by one request at a time). */
+    loginFailures: (bucket: string) => loginFailures.get({ bucket }),
+    putLoginFailures: (bucket: string, windowStartedAt: number, failures: number) => putLoginFailures.run({ bucket, windowStartedAt, failures }),
+    clearLoginFailures: (bucket: string) => clearLoginFailures.run({ bucket }),
 
-    audit: (e: AuditEntry) =>
-      q
-        .query("INSERT INTO audit_log (org_id, actor_user_id, actor, action, target, detail, address, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(e.orgId, e.actorUserId, e.actor, e.action, e.target, e.detail, e.address, e.at),
-    auditPage: (orgId: string, beforeId: number | null, limit: number) =>
-      q
-        .query(
-          `SELECT id, actor, action, target, detail, address, at FROM audit_log
-           WHERE org_id = ? AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?`,
-        )
-        .all(orgId, beforeId, beforeId, limit) as AuditView[],
+    audit: (e: AuditEntry) => audit.run({ ...e }),
+    auditPage: (orgId: string, beforeId: number | null, limit: number) => auditPage.all({ orgId, beforeId, limit }),
 
     /** Claims a form's one-time nonce; false when that form was already handled. */
-    claimFormNonce: (nonce: string, now: number) =>
-      q.query("INSERT INTO form_submissions (nonce, at) VALUES (?, ?) ON CONFLICT DO NOTHING").run(nonce, now).changes === 1,
-    purgeFormNonces: (before: number) => q.query("DELETE FROM form_submissions WHERE at < ?").run(before),
+    *claimFormNonce(nonce: string, now: number): Flow<boolean> {
+      return (yield* claimFormNonce.run({ nonce, now })) === 1;
+    },
+    purgeFormNonces: (before: number) => purgeFormNonces.run({ before }),
 
-    keys: (orgId: string) =>
-      q
-        .query(
-          `SELECT id, name, prefix, mode, rate_limit_tier AS tier, created_at AS createdAt, created_by AS createdBy,
-                  revoked_at AS revokedAt, last_used_at AS lastUsedAt, last_used_ip AS lastUsedIp, request_count AS requestCount
-           FROM api_keys WHERE org_id = ? ORDER BY revoked_at IS NOT NULL, created_at DESC`,
-        )
-        .all(orgId) as KeyView[],
-    key: (orgId: string, keyId: string) =>
-      q
-        .query(
-          `SELECT id, name, prefix, mode, rate_limit_tier AS tier, created_at AS createdAt, created_by AS createdBy,
-                  revoked_at AS revokedAt, last_used_at AS lastUsedAt, last_used_ip AS lastUsedIp, request_count AS requestCount
-           FROM api_keys WHERE org_id = ? AND id = ?`,
-        )
-        .get(orgId, keyId) as KeyView | null,
-
-    users: (orgId: string) =>
-      q
-        .query(
-          `SELECT id, name, email, role, slack_user_id AS slackUserId, password_hash IS NOT NULL AS hasPassword, created_at AS createdAt
-           FROM users WHERE org_id = ? ORDER BY created_at`,
-        )
-        .all(orgId) as UserView[],
-    user: (orgId: string, userId: string) =>
-      q
-        .query(
-          `SELECT id, name, email, role, slack_user_id AS slackUserId, password_hash IS NOT NULL AS hasPassword, created_at AS createdAt
-           FROM users WHERE org_id = ? AND id = ?`,
-        )
-        .get(orgId, userId) as UserView | null,
-
-    organization: (orgId: string) =>
-      q
-        .query("SELECT slug, name, launch_recap_enabled AS launchRecap, slack_token_encrypted IS NOT NULL AS slackTokenSet FROM organizations WHERE id = ?")
-        .get(orgId) as { slug: string; name: string; launchRecap: number; slackTokenSet: number } | null,
+    keys: (orgId: string) => keys.all({ orgId }),
+    key: (orgId: string, keyId: string) => key.get({ orgId, keyId }),
+    users: (orgId: string) => users.all({ orgId }),
+    user: (orgId: string, userId: string) => user.get({ orgId, userId }),
+    organization: (orgId: string) => organization.get({ orgId }),
 
     /** An onboarding of the workspace by `id` or `display_id`. */
-    onboardingId: (orgId: string, ref: string) =>
-      (
-        q.query(`SELECT id FROM onboardings WHERE org_id = ? AND ${/^\d+$/.test(ref) ? "display_id" : "id"} = ?`).get(orgId, ref) as
-          | { id: string }
-          | null
-      )?.id ?? null,
+    *onboardingId(orgId: string, ref: string): Flow<string | null> {
+      const row = /^\d{1,15}$/.test(ref) ? yield* onboardingByDisplayId.get({ orgId, ref: Number(ref) }) : yield* onboardingById.get({ orgId, ref });
+      return row?.id ?? null;
+    },
     deliveriesPage: (orgId: string, filter: { onboardingId: string | null; status: string | null }, before: { at: number; id: string } | null, limit: number) =>
-      q
-        .query(
-          `SELECT d.id, d.kind, d.onboarding_id AS onboardingId, o.display_id AS onboardingDisplayId, d.target, d.status, d.detail,
-                  d.attempts, d.created_at AS createdAt, d.updated_at AS updatedAt
-           FROM deliveries d LEFT JOIN onboardings o ON o.id = d.onboarding_id AND o.org_id = d.org_id
-           WHERE d.org_id = ?1 AND (?2 IS NULL OR d.onboarding_id = ?2) AND (?3 IS NULL OR d.status = ?3)
-             AND (?4 IS NULL OR d.created_at < ?4 OR (d.created_at = ?4 AND d.id < ?5))
-           ORDER BY d.created_at DESC, d.id DESC LIMIT ?6`,
-        )
-        .all(orgId, filter.onboardingId, filter.status, before?.at ?? null, before?.id ?? null, limit) as DeliveryView[],
+      deliveriesPage.all({ orgId, ...filter, beforeAt: before?.at ?? null, beforeId: before?.id ?? null, limit }),
     activityPage: (orgId: string, keyId: string | null, before: { at: number; id: string } | null, limit: number) =>
-      q
-        .query(
-          `SELECT request_id AS requestId, key_id AS keyId, actor, method, route, status, address, duration_ms AS durationMs, at
-           FROM activity_entries
-           WHERE org_id = ?1 AND (?2 IS NULL OR key_id = ?2)
-             AND (?3 IS NULL OR at < ?3 OR (at = ?3 AND request_id < ?4))
-           ORDER BY at DESC, request_id DESC LIMIT ?5`,
-        )
-        .all(orgId, keyId, before?.at ?? null, before?.id ?? null, limit) as ActivityView[],
+      activityPage.all({ orgId, keyId, beforeAt: before?.at ?? null, beforeId: before?.id ?? null, limit }),
   };
 }
-

@@ -47,8 +47,8 @@ export function createSessions(store: ApiStores["adminArea"], clock: Clock) {
           const token = randomToken();
           const now = clock.nowMicros();
           // Housekeeping at each sign-in keeps both tables small without a timer.
-          yield* use(store.purgeExpired(now - IDLE_LIFETIME_MICROS, now - ABSOLUTE_LIFETIME_MICROS, now - 24 * 3600 * 1_000_000));
-          yield* use(store.insertSession({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, csrfToken: randomToken(), now, address }));
+          yield* store.purgeExpired(now - IDLE_LIFETIME_MICROS, now - ABSOLUTE_LIFETIME_MICROS, now - 24 * 3600 * 1_000_000);
+          yield* store.insertSession({ tokenHash: hashToken(token), userId: user.id, orgId: user.orgId, csrfToken: randomToken(), now, address });
           return token;
         })(),
       );
@@ -62,14 +62,14 @@ export function createSessions(store: ApiStores["adminArea"], clock: Clock) {
       return run(
         (function* () {
           const tokenHash = hashToken(token);
-          const session = yield* use(store.session(tokenHash));
+          const session = yield* store.session(tokenHash);
           if (!session) return null;
           const now = clock.nowMicros();
           if (now - session.lastSeenAt > IDLE_LIFETIME_MICROS || now - session.createdAt > ABSOLUTE_LIFETIME_MICROS) {
-            yield* use(store.deleteSession(tokenHash));
+            yield* store.deleteSession(tokenHash);
             return null;
           }
-          if (now - session.lastSeenAt > TOUCH_EVERY_MICROS) yield* use(store.touchSession(tokenHash, now));
+          if (now - session.lastSeenAt > TOUCH_EVERY_MICROS) yield* store.touchSession(tokenHash, now);
           return session;
         })(),
       );
@@ -78,7 +78,7 @@ export function createSessions(store: ApiStores["adminArea"], clock: Clock) {
       if (!token) return;
       return run(
         (function* () {
-          yield* use(store.deleteSession(hashToken(token)));
+          yield* store.deleteSession(hashToken(token));
         })(),
       );
     },

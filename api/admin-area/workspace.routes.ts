@@ -1,6 +1,6 @@
 import type { UserRole } from "../../shared/db/schema.ts";
 import { attempt } from "./admin-area.service.ts";
-import type { AdminAreaContext, AdminAreaRouter } from "./admin-area.routes.ts";
+import type { AdminAreaContext, AdminAreaRouter } from "./context.ts";
 import { html } from "./html.ts";
 import { htmlResponse, redirect } from "./http.ts";
 import { refusedPage } from "./pages/auth.ts";

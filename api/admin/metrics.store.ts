@@ -1,14 +1,11 @@
-import { count } from "drizzle-orm";
-import type { Db } from "../../shared/db/client.ts";
-import { deliveries } from "../../shared/db/schema.ts";
+import { decoder, type Sql } from "../../shared/db/sql.ts";
 
 /** What /metrics reads from the database. */
-export function createMetricsStore(db: Db) {
-  const byKindAndStatus = db
-    .select({ kind: deliveries.kind, status: deliveries.status, n: count() })
-    .from(deliveries)
-    .groupBy(deliveries.kind, deliveries.status)
-    .prepare();
+export function createMetricsStore(sql: Sql) {
+  const byKindAndStatus = sql.statement<{ kind: string; status: string; n: number }>(
+    `SELECT kind, status, CAST(count(*) AS INTEGER) AS n FROM deliveries GROUP BY kind, status`,
+    { decode: decoder({ n: "number" }) },
+  );
   return {
     deliveriesByKindAndStatus: () => byKindAndStatus.all(),
   };

@@ -1,3 +1,4 @@
+import { run } from "../../shared/db/flow.ts";
 import { Counter, Gauge, Registry } from "prom-client";
 import { createRequestMetrics } from "./request-metrics.ts";
 import type { ApiStores } from "../stores.ts";
@@ -68,7 +69,7 @@ export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queue
     labelNames: ["kind", "status"] as const,
     registers: [registry],
     async collect() {
-      const rows = await store.deliveriesByKindAndStatus();
+      const rows = await run(store.deliveriesByKindAndStatus());
       this.reset();
       for (const row of rows) this.set({ kind: row.kind, status: row.status }, row.n);
     },

@@ -47,7 +47,7 @@ export function createAuthenticator(store: ApiStores["apiKeys"]) {
   return function* authenticate(header: string | null): Flow<Actor> {
     const key = parseAuthorization(header);
     if (!KEY_PATTERN.test(key)) throw invalidKey(key);
-    const revision = yield* use(store.revision());
+    const revision = yield* store.revision();
     if (revision !== knownAt) {
       known.clear();
       knownAt = revision;
@@ -55,11 +55,11 @@ export function createAuthenticator(store: ApiStores["apiKeys"]) {
     const hash = hashApiKey(key);
     let entry = known.get(hash);
     if (!entry) {
-      const found = yield* use(store.byHash(hash));
+      const found = yield* store.byHash(hash);
       if (!found) throw invalidKey(key);
       let workspace = workspaces.get(found.orgId);
       if (!workspace) {
-        workspace = (yield* use(store.workspace(found.orgId)))!;
+        workspace = (yield* store.workspace(found.orgId))!;
         workspaces.set(found.orgId, workspace);
       }
       entry =

@@ -1,3 +1,4 @@
+import { run } from "../../shared/db/flow.ts";
 import type { Clock } from "../../shared/clock.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import type { KeyUsageDelta as Usage } from "./api-keys.store.ts";
@@ -44,7 +45,7 @@ export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceK
       return false;
     };
     try {
-      const written = store.addUsage(batch);
+      const written = run(store.addUsage(batch));
       return written instanceof Promise ? written.then(() => true, keep) : true;
     } catch (error) {
       if (!isDatabaseBusy(error)) throw error;

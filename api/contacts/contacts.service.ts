@@ -33,12 +33,10 @@ export function toContactResource(row: ContactRow): ContactResource {
 
 function* findContact(deps: Pick<Deps, "customers" | "contacts">, actor: Actor, customerRef: string, contactRef: string): Flow<ContactRow> {
   const customer = yield* findCustomer(deps.customers, actor.orgId, customerRef);
-  const row = yield* use(
-    findByRef(
-      contactRef,
-      (id) => deps.contacts.byId(actor.orgId, customer.id, id),
-      (n) => deps.contacts.byDisplayId(actor.orgId, customer.id, n),
-    ),
+  const row = yield* findByRef(
+    contactRef,
+    (id) => deps.contacts.byId(actor.orgId, customer.id, id),
+    (n) => deps.contacts.byDisplayId(actor.orgId, customer.id, n),
   );
   if (!row) throw notFound("contact", contactRef);
   return row;
@@ -48,9 +46,9 @@ export function* createContact(deps: Deps, actor: Actor, customerRef: string, in
   return yield* deps.transaction(function* () {
     const customer = yield* findCustomer(deps.customers, actor.orgId, customerRef);
     const now = deps.clock.nowMicros();
-    const seq = yield* use(deps.nextSequence(actor.orgId, "contact", now));
+    const seq = yield* deps.nextSequence(actor.orgId, "contact", now);
     const isPrimary = input.is_primary ?? false;
-    if (isPrimary) yield* use(deps.contacts.clearPrimary(customer.id, seq.createdAt));
+    if (isPrimary) yield* deps.contacts.clearPrimary(customer.id, seq.createdAt);
     const row = {
       id: newId("con"),
       orgId: actor.orgId,
@@ -63,7 +61,7 @@ export function* createContact(deps: Deps, actor: Actor, customerRef: string, in
       createdAt: seq.createdAt,
       updatedAt: seq.createdAt,
     };
-    yield* use(deps.contacts.insert(row));
+    yield* deps.contacts.insert(row);
     return toContactResource({ ...row, deletedAt: null });
   });
 }
@@ -76,7 +74,7 @@ export function* listContacts(
 ): Flow<ListPage<ContactResource>> {
   const customer = yield* findCustomer(deps.customers, actor.orgId, customerRef);
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-  const rows = yield* use(deps.contacts.page(actor.orgId, customer.id, cursorMicros(query.cursor), limit + 1));
+  const rows = yield* deps.contacts.page(actor.orgId, customer.id, cursorMicros(query.cursor), limit + 1);
   return toPage(rows, limit, toContactResource);
 }
 
@@ -96,8 +94,8 @@ export function* updateContact(
     const { next, changed } = applyFields(current, input, FIELDS);
     if (!changed) return toContactResource(current);
     next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
-    if (next.isPrimary && !current.isPrimary) yield* use(deps.contacts.clearPrimary(current.customerId, next.updatedAt));
-    yield* use(deps.contacts.update(next));
+    if (next.isPrimary && !current.isPrimary) yield* deps.contacts.clearPrimary(current.customerId, next.updatedAt);
+    yield* deps.contacts.update(next);
     return toContactResource(next);
   });
 }
@@ -110,7 +108,7 @@ export function* deleteContact(
 ) {
   return yield* deps.transaction(function* () {
     const current = yield* findContact(deps, actor, customerRef, contactRef);
-    yield* use(deps.contacts.softDelete(current.id, deps.clock.nowMicros()));
+    yield* deps.contacts.softDelete(current.id, deps.clock.nowMicros());
     return { object: "contact" as const, id: current.id, deleted: true as const };
   });
 }

@@ -1,43 +1,20 @@
-import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
-import { setParam, type Db } from "../../shared/db/client.ts";
 import { contacts, type ContactRow } from "../../shared/db/schema.ts";
+import { rowOf, type Sql } from "../../shared/db/sql.ts";
 
-const p = sql.placeholder;
-const live = and(eq(contacts.orgId, p("orgId")), eq(contacts.customerId, p("customerId")), isNull(contacts.deletedAt));
-
-export function createContactStore(db: Db) {
-  const byId = db.select().from(contacts).where(and(live, eq(contacts.id, p("id")))).prepare();
-  const byDisplayId = db.select().from(contacts).where(and(live, eq(contacts.displayId, p("displayId")))).prepare();
-  const page = db
-    .select()
-    .from(contacts)
-    .where(and(live, lt(contacts.createdAt, p("before"))))
-    .orderBy(desc(contacts.createdAt))
-    .limit(p("limit"))
-    .prepare();
-  const insert = db.insert(contacts).values({
-    id: p("id"),
-    orgId: p("orgId"),
-    customerId: p("customerId"),
-    displayId: p("displayId"),
-    name: p("name"),
-    email: p("email"),
-    title: p("title"),
-    isPrimary: p("isPrimary"),
-    createdAt: p("createdAt"),
-    updatedAt: p("updatedAt"),
-  }).prepare();
-  const update = db
-    .update(contacts)
-    .set({ name: setParam("name"), email: setParam("email"), title: setParam("title"), isPrimary: setParam("isPrimary"), updatedAt: setParam("updatedAt") })
-    .where(eq(contacts.id, p("id")))
-    .prepare();
-  const clearPrimary = db
-    .update(contacts)
-    .set({ isPrimary: false, updatedAt: setParam("now") })
-    .where(and(eq(contacts.customerId, p("customerId")), eq(contacts.isPrimary, true), isNull(contacts.deletedAt)))
-    .prepare();
-  const softDelete = db.update(contacts).set({ deletedAt: setParam("now") }).where(eq(contacts.id, p("id"))).prepare();
+/** Every contact statement; a read a change decides on locks the row (see customers.store.ts). */
+export function createContactStore(sql: Sql) {
+  const { columns, decode } = rowOf(contacts);
+  const live = "org_id = $orgId AND customer_id = $customerId AND deleted_at IS NULL";
+  const byId = sql.statement(`SELECT ${columns} FROM contacts WHERE ${live} AND id = $id`, { decode, lock: "update" });
+  const byDisplayId = sql.statement(`SELECT ${columns} FROM contacts WHERE ${live} AND display_id = $displayId`, { decode, lock: "update" });
+  const page = sql.statement(`SELECT ${columns} FROM contacts WHERE ${live} AND created_at < $before ORDER BY created_at DESC LIMIT $limit`, { decode });
+  const insert = sql.statement(
+    `INSERT INTO contacts (id, org_id, customer_id, display_id, name, email, title, is_primary, created_at, updated_at)
+     VALUES ($id, $orgId, $customerId, $displayId, $name, $email, $title, $isPrimary, $createdAt, $updatedAt)`,
+  );
+  const update = sql.statement(`UPDATE contacts SET name = $name, email = $email, title = $title, is_primary = $isPrimary, updated_at = $updatedAt WHERE id = $id`);
+  const clearPrimary = sql.statement(`UPDATE contacts SET is_primary = FALSE, updated_at = $now WHERE customer_id = $customerId AND is_primary AND deleted_at IS NULL`);
+  const softDelete = sql.statement(`UPDATE contacts SET deleted_at = $now WHERE id = $id`);
 
   return {
     byId: (orgId: string, customerId: string, id: string) => byId.get({ orgId, customerId, id }),
@@ -49,4 +26,3 @@ export function createContactStore(db: Db) {
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),
   };
 }
-

@@ -34,7 +34,7 @@ export function toCustomerResource(row: CustomerRow): CustomerResource {
 }
 
 export function* findCustomer(store: CustomerStore, orgId: string, ref: string | number, field?: string): Flow<CustomerRow> {
-  const row = yield* use(findByRef(ref, (id) => store.byId(orgId, id), (n) => store.byDisplayId(orgId, n)));
+  const row = yield* findByRef(ref, (id) => store.byId(orgId, id), (n) => store.byDisplayId(orgId, n));
   if (!row) {
     const error = notFound("customer", String(ref));
     throw field ? new DomainError(error.code, error.message, field) : error;
@@ -71,7 +71,7 @@ export function slugify(name: string): string {
 function* uniqueSlug(store: CustomerStore, orgId: string, name: string): Flow<string> {
   const base = slugify(name);
   let candidate = base;
-  for (let n = 2; yield* use(store.slugInUse(orgId, candidate)); n++) {
+  for (let n = 2; yield* store.slugInUse(orgId, candidate); n++) {
     const suffix = `-${n}`;
     candidate = `${base.slice(0, 64 - suffix.length).replace(/-+$/, "")}${suffix}`;
   }
@@ -82,9 +82,9 @@ export function* createCustomer(deps: Deps, actor: Actor, input: CreateCustomerI
   const metadata = serialiseMetadata(input.metadata ?? {});
   return yield* deps.transaction(function* () {
     const { customers } = deps;
-    if (input.slug !== undefined && (yield* use(customers.slugInUse(actor.orgId, input.slug)))) throw slugTaken(input.slug);
+    if (input.slug !== undefined && (yield* customers.slugInUse(actor.orgId, input.slug))) throw slugTaken(input.slug);
     const slug = input.slug ?? (yield* uniqueSlug(customers, actor.orgId, input.name));
-    const seq = yield* use(deps.nextSequence(actor.orgId, "customer", deps.clock.nowMicros()));
+    const seq = yield* deps.nextSequence(actor.orgId, "customer", deps.clock.nowMicros());
     const row = {
       id: newId("cus"),
       orgId: actor.orgId,
@@ -97,7 +97,7 @@ export function* createCustomer(deps: Deps, actor: Actor, input: CreateCustomerI
       createdAt: seq.createdAt,
       updatedAt: seq.createdAt,
     };
-    yield* use(customers.insert(row));
+    yield* customers.insert(row);
     return toCustomerResource({ ...row, deletedAt: null });
   });
 }
@@ -108,7 +108,7 @@ export function* listCustomers(
   query: { limit?: number; cursor?: string; status?: string },
 ): Flow<ListPage<CustomerResource>> {
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-  const rows = yield* use(deps.customers.page(actor.orgId, cursorMicros(query.cursor), limit + 1, query.status));
+  const rows = yield* deps.customers.page(actor.orgId, cursorMicros(query.cursor), limit + 1, query.status);
   return toPage(rows, limit, toCustomerResource);
 }
 
@@ -122,9 +122,9 @@ export function* updateCustomer(deps: Deps, actor: Actor, ref: string, input: Up
     const current = yield* findCustomer(deps.customers, actor.orgId, ref);
     const { next, changed } = applyFields(current, { ...input, metadata }, FIELDS);
     if (!changed) return toCustomerResource(current);
-    if (next.slug !== current.slug && (yield* use(deps.customers.slugInUse(actor.orgId, next.slug)))) throw slugTaken(next.slug);
+    if (next.slug !== current.slug && (yield* deps.customers.slugInUse(actor.orgId, next.slug))) throw slugTaken(next.slug);
     next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
-    yield* use(deps.customers.update(next));
+    yield* deps.customers.update(next);
     return toCustomerResource(next);
   });
 }
@@ -132,7 +132,7 @@ export function* updateCustomer(deps: Deps, actor: Actor, ref: string, input: Up
 export function* deleteCustomer(deps: Pick<Deps, "transaction" | "clock" | "customers">, actor: Actor, ref: string) {
   return yield* deps.transaction(function* () {
     const current = yield* findCustomer(deps.customers, actor.orgId, ref);
-    yield* use(deps.customers.softDeleteCascade(current.id, deps.clock.nowMicros()));
+    yield* deps.customers.softDeleteCascade(current.id, deps.clock.nowMicros());
     return { object: "customer" as const, id: current.id, deleted: true as const };
   });
 }

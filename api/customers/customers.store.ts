@@ -1,75 +1,49 @@
-import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
-import { setParam, type Db } from "../../shared/db/client.ts";
-import { contacts, customers, onboardings, type CustomerRow } from "../../shared/db/schema.ts";
+import type { Flow } from "../../shared/db/flow.ts";
+import { customers, type CustomerRow } from "../../shared/db/schema.ts";
+import { rowOf, type Sql } from "../../shared/db/sql.ts";
 
-const p = sql.placeholder;
-const live = and(eq(customers.orgId, p("orgId")), isNull(customers.deletedAt));
-
-/** Every customer query, prepared once per database. */
-export function createCustomerStore(db: Db) {
-  const byId = db.select().from(customers).where(and(live, eq(customers.id, p("id")))).prepare();
-  const byDisplayId = db.select().from(customers).where(and(live, eq(customers.displayId, p("displayId")))).prepare();
-  const slugInUse = db
-    .select({ id: customers.id })
-    .from(customers)
-    .where(and(live, eq(customers.slug, p("slug"))))
-    .prepare();
-  const page = db
-    .select()
-    .from(customers)
-    .where(and(live, lt(customers.createdAt, p("before"))))
-    .orderBy(desc(customers.createdAt))
-    .limit(p("limit"))
-    .prepare();
-  const pageByStatus = db
-    .select()
-    .from(customers)
-    .where(and(live, eq(customers.status, p("status")), lt(customers.createdAt, p("before"))))
-    .orderBy(desc(customers.createdAt))
-    .limit(p("limit"))
-    .prepare();
-  const insert = db.insert(customers).values({
-    id: p("id"),
-    orgId: p("orgId"),
-    displayId: p("displayId"),
-    name: p("name"),
-    slug: p("slug"),
-    domain: p("domain"),
-    status: p("status"),
-    metadata: p("metadata"),
-    createdAt: p("createdAt"),
-    updatedAt: p("updatedAt"),
-  }).prepare();
-  const update = db
-    .update(customers)
-    .set({ name: setParam("name"), slug: setParam("slug"), domain: setParam("domain"), status: setParam("status"), metadata: setParam("metadata"), updatedAt: setParam("updatedAt") })
-    .where(eq(customers.id, p("id")))
-    .prepare();
-  const softDelete = db.update(customers).set({ deletedAt: setParam("now") }).where(eq(customers.id, p("id"))).prepare();
-  const softDeleteContacts = db
-    .update(contacts)
-    .set({ deletedAt: setParam("now") })
-    .where(and(eq(contacts.customerId, p("id")), isNull(contacts.deletedAt)))
-    .prepare();
-  const softDeleteOnboardings = db
-    .update(onboardings)
-    .set({ deletedAt: setParam("now") })
-    .where(and(eq(onboardings.customerId, p("id")), isNull(onboardings.deletedAt)))
-    .prepare();
+/**
+ * Every customer statement. The reads a change decides on lock the row for the rest of its
+ * transaction (`lock: "update"`), so two changes of one customer at once apply one after the
+ * other, each deciding on what the other committed.
+ */
+export function createCustomerStore(sql: Sql) {
+  const { columns, decode } = rowOf(customers);
+  const live = "org_id = $orgId AND deleted_at IS NULL";
+  const byId = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND id = $id`, { decode, lock: "update" });
+  const byDisplayId = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND display_id = $displayId`, { decode, lock: "update" });
+  const slugInUse = sql.statement(`SELECT id FROM customers WHERE ${live} AND slug = $slug`);
+  const page = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND created_at < $before ORDER BY created_at DESC LIMIT $limit`, { decode });
+  const pageByStatus = sql.statement(
+    `SELECT ${columns} FROM customers WHERE ${live} AND status = $status AND created_at < $before ORDER BY created_at DESC LIMIT $limit`,
+    { decode },
+  );
+  const insert = sql.statement(
+    `INSERT INTO customers (id, org_id, display_id, name, slug, domain, status, metadata, created_at, updated_at)
+     VALUES ($id, $orgId, $displayId, $name, $slug, $domain, $status, $metadata, $createdAt, $updatedAt)`,
+  );
+  const update = sql.statement(
+    `UPDATE customers SET name = $name, slug = $slug, domain = $domain, status = $status, metadata = $metadata, updated_at = $updatedAt WHERE id = $id`,
+  );
+  const softDelete = sql.statement(`UPDATE customers SET deleted_at = $now WHERE id = $id`);
+  const softDeleteContacts = sql.statement(`UPDATE contacts SET deleted_at = $now WHERE customer_id = $id AND deleted_at IS NULL`);
+  const softDeleteOnboardings = sql.statement(`UPDATE onboardings SET deleted_at = $now WHERE customer_id = $id AND deleted_at IS NULL`);
 
   return {
     byId: (orgId: string, id: string) => byId.get({ orgId, id }),
     byDisplayId: (orgId: string, displayId: number) => byDisplayId.get({ orgId, displayId }),
-    slugInUse: (orgId: string, slug: string) => slugInUse.get({ orgId, slug }) !== undefined,
+    *slugInUse(orgId: string, slug: string): Flow<boolean> {
+      return (yield* slugInUse.get({ orgId, slug })) !== undefined;
+    },
     page: (orgId: string, before: number, limit: number, status?: string) =>
       status === undefined ? page.all({ orgId, before, limit }) : pageByStatus.all({ orgId, before, limit, status }),
     insert: (row: Omit<CustomerRow, "deletedAt">) => insert.run(row),
     update: (row: CustomerRow) => update.run(row),
     /** The customer with its contacts and onboardings; the caller holds the transaction. */
-    softDeleteCascade: (id: string, now: number) => {
-      softDelete.run({ id, now });
-      softDeleteContacts.run({ id, now });
-      softDeleteOnboardings.run({ id, now });
+    *softDeleteCascade(id: string, now: number): Flow<void> {
+      yield* softDelete.run({ id, now });
+      yield* softDeleteContacts.run({ id, now });
+      yield* softDeleteOnboardings.run({ id, now });
     },
   };
 }

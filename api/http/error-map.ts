@@ -156,7 +156,7 @@ export function errorResponse(
 ): Response {
   // A PostgreSQL connection lost outside a transaction (a read on the pool) is the same
   // answer as inside one: the database is away, retry shortly.
-  if (!(error instanceof DomainError) && isConnectionFailure(error)) error = databaseUnavailable((error as Error).message);
+  if (!(error instanceof DomainError) && isConnectionFailure(error)) error = databaseUnavailable(error);
   const known = error instanceof DomainError ? error : null;
   if (!known) onUnexpected(error);
   const code: ErrorCode = known?.code ?? "internal_error";

@@ -4,7 +4,7 @@ import { tryOrRetryWhileBusy } from "../../shared/db/busy.ts";
 import type { Transaction } from "../../shared/db/database.ts";
 import { isFlow, run, settle, use, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
 import { withinDeadline } from "../../shared/db/postgres.ts";
-import { DomainError } from "../../shared/errors.ts";
+import { DomainError, describeError, errorDetail, type ErrorCode } from "../../shared/errors.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
@@ -83,10 +83,20 @@ type Ctx = {
 /** A handler's answer as a flow: services answer flows; anything else is one step. */
 const asFlow = (answer: unknown): Flow<unknown> => (isFlow(answer) ? answer : use(answer));
 
-/** An unexpected error as log fields: its message and stack stay in the log, never in a response. */
-export function serializeError(error: unknown): Record<string, unknown> {
-  return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
+/**
+ * Logs an error the response does not explain: at `error` what may be shown (a driver's error
+ * by name and code only, never its SQL or parameters), and the whole of it, stack included,
+ * at `debug`; both under the request id. A dependency's failure behind a 503 (`cause`) is logged
+ * at `debug` only: the 503 itself is expected.
+ */
+export function logFailure(logger: Logger, requestId: string, route: string, error: unknown, unexpected: boolean): void {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (unexpected) logger.error("unhandled error", { request_id: requestId, route, error: describeError(error) });
+  if (unexpected || cause !== undefined) logger.debug("error detail", { request_id: requestId, route, error: errorDetail(unexpected ? error : cause) });
 }
+
+/** The codes of a failed authentication: what the per-address budget counts. */
+const AUTHENTICATION_FAILURES = new Set<ErrorCode>(["missing_api_key", "malformed_authorization_header", "invalid_api_key", "api_key_revoked"]);
 
 /** What a client that hung up is answered with, for the log and metrics only (nginx's convention). */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -123,8 +133,13 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
     }
   }
 
+  /**
+   * Only a key that is missing, malformed, unknown or revoked counts against the address: a
+   * database or Redis that fails is not the client's fault, and counting it would turn a short
+   * outage into a lockout of every client behind one address (a load balancer's).
+   */
   async function authenticationFailed(error: unknown, address: string): Promise<never> {
-    const refusal = error instanceof DomainError ? await deps.limits.recordAuthFailure(address) : null;
+    const refusal = error instanceof DomainError && AUTHENTICATION_FAILURES.has(error.code) ? await deps.limits.recordAuthFailure(address) : null;
     throw refusal ?? error;
   }
 
@@ -238,11 +253,8 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
           deps.logger.info("client disconnected", { request_id: requestId, route: route.path, address, detail: error.message });
           return new Response(null, { status: CLIENT_CLOSED_REQUEST, headers });
         }
-        response = errorResponse(
-          error,
-          (e) => deps.logger.error("unhandled error", { request_id: requestId, route: route.operationId, error: serializeError(e) }),
-          headers,
-        );
+        response = errorResponse(error, (e) => logFailure(deps.logger, requestId, route.operationId, e, true), headers);
+        if (error instanceof DomainError) logFailure(deps.logger, requestId, route.operationId, error, false);
       }
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       deps.metrics.observe(route.method, route.path, response.status, durationMs / 1000);

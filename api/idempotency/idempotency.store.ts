@@ -1,6 +1,5 @@
-import type { Db } from "../../shared/db/client.ts";
-import { col as c } from "../../shared/db/raw-select.ts";
-import { idempotencyKeys as t } from "../../shared/db/schema.ts";
+import type { Flow } from "../../shared/db/flow.ts";
+import { decoder, type Sql } from "../../shared/db/sql.ts";
 
 export interface StoredClaim {
   fingerprint: string;
@@ -14,41 +13,41 @@ export interface StoredClaim {
 type Ids = { apiKeyId: string; key: string };
 
 /**
- * Idempotency keys: claimed by inserting on the primary key, never select-then-insert. Raw
- * prepared statements (every POST with an Idempotency-Key runs them) whose column names come
- * from the schema.
+ * Idempotency keys: claimed by inserting on the primary key, never select-then-insert. Of any
+ * number of processes claiming one key at once exactly one inserts; the others wait for its
+ * transaction (PostgreSQL's row lock, SQLite's write lock) and then see the key taken. `find`
+ * locks the row for the rest of the transaction.
  */
-export function createIdempotencyStore(db: Db) {
-  const sqlite = db.$client;
-  const scope = `${c(t.apiKeyId)} = $apiKeyId AND ${c(t.key)} = $key`;
-  const claim = sqlite.prepare(
-    `INSERT INTO "idempotency_keys" (${c(t.apiKeyId)}, ${c(t.key)}, ${c(t.fingerprint)}, ${c(t.claimedAt)}, ${c(t.createdAt)})
-     VALUES ($apiKeyId, $key, $fingerprint, $now, $now) ON CONFLICT DO NOTHING`,
+export function createIdempotencyStore(sql: Sql) {
+  const scope = "api_key_id = $apiKeyId AND key = $key";
+  const claim = sql.statement(
+    `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at) VALUES ($apiKeyId, $key, $fingerprint, $now, $now) ON CONFLICT DO NOTHING`,
   );
-  const find = sqlite.prepare<StoredClaim, Ids>(
-    `SELECT ${c(t.fingerprint)} AS fingerprint, ${c(t.claimedAt)} AS claimedAt, ${c(t.completedAt)} AS completedAt,
-            ${c(t.responseStatus)} AS responseStatus, ${c(t.responseBody)} AS responseBody, ${c(t.createdAt)} AS createdAt
-     FROM "idempotency_keys" WHERE ${scope}`,
+  const find = sql.statement<StoredClaim>(
+    `SELECT fingerprint, claimed_at AS "claimedAt", completed_at AS "completedAt", response_status AS "responseStatus",
+            response_body AS "responseBody", created_at AS "createdAt"
+     FROM idempotency_keys WHERE ${scope}`,
+    { decode: decoder({ claimedAt: "number", completedAt: "number", responseStatus: "number", createdAt: "number" }), lock: "update" },
   );
-  const takeOver = sqlite.prepare(
-    `UPDATE "idempotency_keys" SET ${c(t.claimedAt)} = $now WHERE ${scope} AND ${c(t.completedAt)} IS NULL AND ${c(t.claimedAt)} = $claimedAt`,
-  );
-  const remove = sqlite.prepare(`DELETE FROM "idempotency_keys" WHERE ${scope}`);
-  const release = sqlite.prepare(`DELETE FROM "idempotency_keys" WHERE ${scope} AND ${c(t.completedAt)} IS NULL`);
-  const complete = sqlite.prepare(
-    `UPDATE "idempotency_keys" SET ${c(t.completedAt)} = $now, ${c(t.responseStatus)} = $status, ${c(t.responseBody)} = $body WHERE ${scope}`,
-  );
-  const purge = sqlite.prepare(`DELETE FROM "idempotency_keys" WHERE ${c(t.createdAt)} < $cutoff`);
+  const takeOver = sql.statement(`UPDATE idempotency_keys SET claimed_at = $now WHERE ${scope} AND completed_at IS NULL AND claimed_at = $claimedAt`);
+  const remove = sql.statement(`DELETE FROM idempotency_keys WHERE ${scope}`);
+  const release = sql.statement(`DELETE FROM idempotency_keys WHERE ${scope} AND completed_at IS NULL`);
+  const complete = sql.statement(`UPDATE idempotency_keys SET completed_at = $now, response_status = $status, response_body = $body WHERE ${scope}`);
+  const purge = sql.statement(`DELETE FROM idempotency_keys WHERE created_at < $cutoff`);
 
   return {
     /** True when this call inserted the claim. */
-    claim: (ids: Ids, fingerprint: string, now: number): boolean => claim.run({ ...ids, fingerprint, now }).changes === 1,
-    find: (ids: Ids): StoredClaim | undefined => find.get(ids) ?? undefined,
-    takeOver: (ids: Ids, claimedAt: number, now: number): boolean => takeOver.run({ ...ids, claimedAt, now }).changes === 1,
-    remove: (ids: Ids) => void remove.run(ids),
-    release: (ids: Ids) => void release.run(ids),
-    complete: (ids: Ids, status: number, body: string, now: number) => void complete.run({ ...ids, status, body, now }),
-    purgeBefore: (cutoff: number): number => purge.run({ cutoff }).changes,
+    *claim(ids: Ids, fingerprint: string, now: number): Flow<boolean> {
+      return (yield* claim.run({ ...ids, fingerprint, now })) === 1;
+    },
+    find: (ids: Ids) => find.get(ids),
+    *takeOver(ids: Ids, claimedAt: number, now: number): Flow<boolean> {
+      return (yield* takeOver.run({ ...ids, claimedAt, now })) === 1;
+    },
+    remove: (ids: Ids) => remove.run(ids),
+    release: (ids: Ids) => release.run(ids),
+    complete: (ids: Ids, status: number, body: string, now: number) => complete.run({ ...ids, status, body, now }),
+    /** Deletes stored responses created before `cutoff`; answers how many. */
+    purgeBefore: (cutoff: number) => purge.run({ cutoff }),
   };
 }
-

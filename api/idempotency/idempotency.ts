@@ -1,6 +1,6 @@
 import type { Clock } from "../../shared/clock.ts";
 import type { Transaction } from "../../shared/db/database.ts";
-import { use, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
+import { run, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
 import type { ApiStores } from "../stores.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import { DomainError } from "../../shared/errors.ts";
@@ -57,11 +57,11 @@ export function createIdempotency(transaction: Transaction, store: ApiStores["id
   function* claimIn(apiKeyId: string, key: string, fingerprint: string): Flow<Claim> {
     const now = clock.nowMicros();
     const ids = { apiKeyId, key };
-    if (yield* use(store.claim(ids, fingerprint, now))) return { kind: "claimed" };
-    const row = (yield* use(store.find(ids)))!;
+    if (yield* store.claim(ids, fingerprint, now)) return { kind: "claimed" };
+    const row = (yield* store.find(ids))!;
     if (row.createdAt <= now - RETENTION_MICROS) {
-      yield* use(store.remove(ids)); // expired but not yet purged: the key is new again
-      yield* use(store.claim(ids, fingerprint, now));
+      yield* store.remove(ids); // expired but not yet purged: the key is new again
+      yield* store.claim(ids, fingerprint, now);
       return { kind: "claimed" };
     }
     if (row.fingerprint !== fingerprint) {
@@ -74,7 +74,7 @@ export function createIdempotency(transaction: Transaction, store: ApiStores["id
       return { kind: "replay", status: row.responseStatus!, body: row.responseBody! };
     }
     if (row.claimedAt > now - CLAIM_TIMEOUT_MICROS) throw inUse();
-    yield* use(store.takeOver(ids, row.claimedAt, now));
+    yield* store.takeOver(ids, row.claimedAt, now);
     return { kind: "claimed" };
   }
 
@@ -101,7 +101,7 @@ export function createIdempotency(transaction: Transaction, store: ApiStores["id
         const claim = yield* claimIn(apiKeyId, key, fingerprint);
         if (claim.kind === "replay") return claim;
         const body = JSON.stringify(yield* produce());
-        yield* use(store.complete({ apiKeyId, key }, status, body, clock.nowMicros()));
+        yield* store.complete({ apiKeyId, key }, status, body, clock.nowMicros());
         return { kind: "done", body };
       });
     },
@@ -121,16 +121,16 @@ export function createIdempotency(transaction: Transaction, store: ApiStores["id
       try {
         return yield* transaction(function* () {
           const body = JSON.stringify(yield* produce());
-          yield* use(store.complete({ apiKeyId, key }, status, body, clock.nowMicros()));
+          yield* store.complete({ apiKeyId, key }, status, body, clock.nowMicros());
           return body;
         });
       } catch (error) {
-        if (!isDatabaseBusy(error) && !isUnavailable(error)) yield* use(store.release({ apiKeyId, key }));
+        if (!isDatabaseBusy(error) && !isUnavailable(error)) yield* store.release({ apiKeyId, key });
         throw error;
       }
     },
     /** Deletes stored responses past retention; answers how many. */
-    purgeExpired: (): MaybePromise<number> => store.purgeBefore(clock.nowMicros() - RETENTION_MICROS),
+    purgeExpired: (): MaybePromise<number> => run(store.purgeBefore(clock.nowMicros() - RETENTION_MICROS)),
   };
 }
 

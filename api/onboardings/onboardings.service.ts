@@ -66,7 +66,7 @@ export function toOnboardingResource(row: OnboardingRow): OnboardingResource {
 }
 
 function* findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingRow> {
-  const row = yield* use(findByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n)));
+  const row = yield* findByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n));
   if (!row) throw notFound("onboarding", ref);
   return row;
 }
@@ -77,7 +77,7 @@ const isSuspended = (row: Pick<OnboardingRow, "state" | "waitingOnCustomer">) =>
 export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardingInput): Flow<OnboardingResource> {
   return yield* deps.transaction(function* () {
     const customer = yield* findCustomer(deps.customers, actor.orgId, input.customer_id, "customer_id");
-    const { displayId, createdAt: now } = yield* use(deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros()));
+    const { displayId, createdAt: now } = yield* deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros());
     const defaults: OnboardingRow = {
       id: newId("onb"),
       orgId: actor.orgId,
@@ -111,7 +111,7 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
     const { customer_id: _customer, ...settable } = input;
     const row = applyFields(defaults, settable, FIELDS).next;
     if (row.phase === "completed") row.completedAt = now;
-    yield* use(deps.onboardings.insert(row));
+    yield* deps.onboardings.insert(row);
     return toOnboardingResource(row);
   });
 }
@@ -124,7 +124,7 @@ export function* listOnboardings(
 ): Flow<ListPage<OnboardingResource>> {
   const customerId = customerRef === null ? null : (yield* findCustomer(deps.customers, actor.orgId, customerRef)).id;
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-  const rows = yield* use(deps.onboardings.page(actor.orgId, customerId, query, cursorMicros(query.cursor), limit + 1));
+  const rows = yield* deps.onboardings.page(actor.orgId, customerId, query, cursorMicros(query.cursor), limit + 1);
   return toPage(rows, limit, toOnboardingResource);
 }
 
@@ -166,7 +166,7 @@ export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: 
       next.slaSuspendedSince = suspendedAfter ? now : null;
     }
 
-    yield* use(deps.onboardings.update(next));
+    yield* deps.onboardings.update(next);
     return toOnboardingResource(next);
   });
 }
@@ -174,7 +174,7 @@ export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: 
 export function* deleteOnboarding(deps: Pick<Deps, "transaction" | "clock" | "onboardings">, actor: Actor, ref: string) {
   return yield* deps.transaction(function* () {
     const current = yield* findOnboarding(deps, actor, ref);
-    yield* use(deps.onboardings.softDelete(current.id, deps.clock.nowMicros()));
+    yield* deps.onboardings.softDelete(current.id, deps.clock.nowMicros());
     return { object: "onboarding" as const, id: current.id, deleted: true as const };
   });
 }

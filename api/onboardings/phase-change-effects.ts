@@ -25,20 +25,20 @@ export function* queuePhaseChangeEffects(
     at,
     actor: actor.keyName,
   };
-  yield* use(deps.outbox.add(actor.orgId, "records", "timeline.phase_changed", change, at));
-  yield* use(deps.outbox.add(
+  yield* deps.outbox.add(actor.orgId, "records", "timeline.phase_changed", change, at);
+  yield* deps.outbox.add(
     actor.orgId,
     "records",
     "phase_transition.record",
     { ...change, phase_entered_at: before.phaseEnteredAt, sla_suspended_seconds: suspendedMicrosInPhase / 1_000_000 },
     at,
-  ));
+  );
 
   if (after.phase !== "launch" || actor.mode !== "live") return;
   const launch = { org_id: actor.orgId, onboarding_id: after.id, customer_id: after.customerId, actor: actor.keyName, at };
-  yield* use(deps.outbox.add(actor.orgId, "outbound", "launch.slack_dm", { ...launch, csm_id: after.csmId }, at));
-  yield* use(deps.outbox.add(actor.orgId, "outbound", "launch.calendar_entry", launch, at));
-  if (yield* use(deps.workspaces.launchRecapEnabled(actor.orgId))) {
-    yield* use(deps.outbox.add(actor.orgId, "outbound", "launch.recap_email", launch, at));
+  yield* deps.outbox.add(actor.orgId, "outbound", "launch.slack_dm", { ...launch, csm_id: after.csmId }, at);
+  yield* deps.outbox.add(actor.orgId, "outbound", "launch.calendar_entry", launch, at);
+  if (yield* deps.workspaces.launchRecapEnabled(actor.orgId)) {
+    yield* deps.outbox.add(actor.orgId, "outbound", "launch.recap_email", launch, at);
   }
 }

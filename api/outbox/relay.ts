@@ -1,3 +1,4 @@
+import { run } from "../../shared/db/flow.ts";
 import type { Clock } from "../../shared/clock.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import { outboxJobId, type OutboxRow } from "../../shared/db/outbox.store.ts";
@@ -78,7 +79,7 @@ export function createRelay(options: RelayOptions) {
    * Hands one batch over; returns how many rows it marked relayed. On SQLite a busy database
    * (another process's write lock) leaves them pending, to go again under the same job ids.
    */
-  const drainOnce = (): Promise<number> => Promise.resolve(store.relayPending(batchSize, () => clock.nowMicros(), push));
+  const drainOnce = (): Promise<number> => Promise.resolve(run(store.relayPending(batchSize, () => clock.nowMicros(), push)));
 
   function enterBackoff(error: unknown): void {
     const pauseMs = backoff ? Math.min(backoff.pauseMs * 2, maxBackoffMs) : minBackoffMs;
@@ -134,7 +135,7 @@ export function createRelay(options: RelayOptions) {
     let handedOver = 0;
     let completed = 0;
     try {
-      const rows = await store.reconcileUnfinished(
+      const rows = await run(store.reconcileUnfinished(
         reconcileCursor,
         clock.nowMicros() - reconcileAfterMicros,
         batchSize,
@@ -151,7 +152,7 @@ export function createRelay(options: RelayOptions) {
           return { completed: finished.map((r) => r.id) };
         },
         () => clock.nowMicros(),
-      );
+      ));
       reconcileCursor = rows.length === batchSize ? rows.at(-1)!.id : 0;
       return { handedOver, completed };
     } catch (error) {
@@ -164,9 +165,9 @@ export function createRelay(options: RelayOptions) {
     kick,
     reconcile,
     /** Rows committed but not yet in BullMQ: a metric, and what a drain waits for. */
-    backlog: async (): Promise<number> => store.backlog(),
+    backlog: async (): Promise<number> => run(store.backlog()),
     /** Rows handed to BullMQ whose outcome is not recorded yet. */
-    unfinished: async (): Promise<number> => store.unfinishedCount(),
+    unfinished: async (): Promise<number> => run(store.unfinishedCount()),
     /** Whether the relay is backing off because Redis does not answer. */
     waitingForRedis: (): boolean => backoff !== null,
     start(): void {

@@ -1,6 +1,6 @@
 /**
  * Code that talks to the stores is written once for both engines, as a generator: every store
- * call is `yield* use(store.method(...))`. The SQLite adapter answers plain values and the
+ * call is `yield* store.method(...)`. The SQLite adapter answers plain values and the
  * PostgreSQL adapter answers promises; `run` drives a flow synchronously for as long as every
  * answer is a plain value, and turns asynchronous only at the first promise.
  *
@@ -18,6 +18,14 @@ export type MaybePromise<T> = T | Promise<T>;
 /** A store call's answer, plain or promised, as a step of a flow. */
 export function* use<T>(answer: MaybePromise<T>): Flow<T> {
   return (yield answer) as T;
+}
+
+/**
+ * A flow of one step that runs `exec` only when driven: what every store call answers, so a
+ * call nobody `yield*`s does nothing, on either engine (see shared/db/sql.ts).
+ */
+export function* step<T>(exec: () => MaybePromise<T>): Flow<T> {
+  return (yield exec()) as T;
 }
 
 /** Whether `value` is a flow (a generator object) rather than a plain answer. */
@@ -81,14 +89,17 @@ export function settle(value: unknown): unknown {
   return isFlow(value) ? run(value) : value;
 }
 
-/**
- * A store's shape as services see it: each method may answer plainly (SQLite) or with a
- * promise (PostgreSQL). Written from the SQLite adapter's type, so a PostgreSQL adapter that
- * drifts (a renamed method, a different row) fails the type check where it is assigned.
- */
-export type StoreOf<S> = {
-  [K in keyof S]: S[K] extends (...args: infer A) => infer R ? (...args: A) => MaybePromise<Answer<Awaited<R>>> : S[K];
+
+/** A store whose calls answer promises: for plain asynchronous code (pages, loops, the command line) that does not run inside a flow. */
+export type Driven<S> = {
+  [K in keyof S]: S[K] extends (...args: infer A) => Flow<infer T> ? (...args: A) => Promise<T> : S[K];
 };
 
-/** A write's driver receipt (bun:sqlite's `Changes`) is not part of the interface: callers may not rely on its answer. */
-type Answer<R> = R extends { changes: number; lastInsertRowid: number | bigint } ? unknown : R;
+/** `store` with each call driven at once (`run`) and answered as a promise. */
+export function driven<S extends object>(store: S): Driven<S> {
+  const out: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(store)) {
+    out[name] = typeof method === "function" ? (...args: unknown[]) => Promise.resolve(run((method as (...a: unknown[]) => Flow<unknown>)(...args))) : method;
+  }
+  return out as Driven<S>;
+}

@@ -1,12 +1,13 @@
-import type { Db } from "./client.ts";
+import type { Flow } from "./flow.ts";
+import type { Sql } from "./sql.ts";
 
 /** Readiness: does the database answer a query at all. */
-export function createHealthStore(db: Db) {
-  const ping = db.$client.prepare<{ ok: number }, []>("SELECT 1 AS ok");
+export function createHealthStore(sql: Sql) {
+  const ping = sql.statement(`SELECT 1 AS ok`);
   return {
-    answers(): boolean {
+    *answers(): Flow<boolean> {
       try {
-        return ping.get() !== null;
+        return (yield* ping.get()) !== undefined;
       } catch {
         return false;
       }

@@ -1,25 +1,18 @@
-import { sql } from "drizzle-orm";
-import type { Db } from "./client.ts";
-import { outbox } from "./schema.ts";
 import type { JobName, JobPayload, QueueName } from "../jobs/catalog.ts";
-
-const p = sql.placeholder;
+import type { Flow } from "./flow.ts";
+import type { Sql } from "./sql.ts";
 
 /**
  * Writes a side effect as an outbox row. Call it inside the transaction that makes the
- * change, so the change and its effects commit (or roll back) together; the relay queues it.
+ * change, so the change and its effects commit (or roll back) together; the relay is kicked
+ * (`onWrite`) once the transaction has committed, when the row is visible to it.
  */
-export function createOutboxWriter(db: Db, onWrite: () => void = () => {}) {
-  const insert = db
-    .insert(outbox)
-    .values({ orgId: p("orgId"), queue: p("queue"), name: p("name"), payload: p("payload"), createdAt: p("createdAt") })
-    .prepare();
+export function createOutboxWriter(sql: Sql, onWrite: () => void = () => {}) {
+  const insert = sql.statement(`INSERT INTO outbox (org_id, queue, name, payload, created_at) VALUES ($orgId, $queue, $name, $payload, $createdAt)`);
   return {
-    add<Q extends QueueName, N extends JobName<Q>>(orgId: string | null, queue: Q, name: N, payload: JobPayload<Q, N>, now: number): void {
-      insert.run({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now });
-      // Deferred to after the current (synchronous) transaction: the relay must read committed rows.
-      setImmediate(onWrite);
+    *add<Q extends QueueName, N extends JobName<Q>>(orgId: string | null, queue: Q, name: N, payload: JobPayload<Q, N>, now: number): Flow<void> {
+      yield* insert.run({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now });
+      sql.afterCommit(onWrite);
     },
   };
 }
-

@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { migrate } from "drizzle-orm/bun-sql/migrator";
 import { DomainError } from "../errors.ts";
+import type { PgContext, PgExecutor } from "./sql.ts";
 import * as schema from "./schema.pg.ts";
 
 /**
@@ -99,12 +100,12 @@ export async function closePostgres(db: PgDb): Promise<void> {
   await db.$client.close();
 }
 
-/**
- * The transaction a call runs in, so a store's methods keep the engine-neutral signatures of
- * their SQLite twins (`byId(orgId, id)`): inside `pgTransaction` they run on its connection,
- * outside it on the pool.
- */
-const openTransaction = new AsyncLocalStorage<{ db: PgDb; tx: PgTx; afterCommit: (() => void)[] }>();
+/** The open transaction of this call chain, if any: its connection, state and after-commit hooks. */
+interface OpenTransaction extends PgContext {
+  client: SQL;
+  afterCommit: (() => void)[];
+}
+const openTransaction = new AsyncLocalStorage<OpenTransaction>();
 
 /**
  * Runs `fn` once the open transaction has committed (not at all if it rolls back), outside its
@@ -117,33 +118,11 @@ export function afterCommit(fn: () => void): void {
   else setImmediate(fn);
 }
 
-export function on(db: PgDb): PgExecutor {
+/** The open transaction of `client` in this call chain, for the statements of `postgresSql`. */
+export const transactionOf = (client: SQL) => (): PgContext | undefined => {
   const open = openTransaction.getStore();
-  return open && open.db === db ? open.tx : db;
-}
-
-/** What a drizzle query builder offers once its parameters are placeholders (`sql.placeholder`). */
-interface Preparable<R> {
-  prepare(name: string): { execute(values?: Record<string, unknown>): Promise<R> };
-}
-
-/**
- * A statement for a hot path, its SQL built by drizzle once. A builder turns itself into SQL
- * text on every call; on a PostgreSQL read that was about 40% of the API's CPU (drizzle's
- * `mergeQueries`, `escapeName`, `orderSelectedFields`… in a profile of `bench/run.ts --db
- * postgres read`). Outside a transaction the query drizzle prepared on the pool once (its SQL
- * text and parameter order; Bun's client prepares the text on each connection) is reused;
- * inside one, it is built on the transaction's connection per call, as any builder is.
- * `build` must take its values from placeholders named as in `values`.
- */
-export function statement<R>(db: PgDb, name: string, build: (executor: PgExecutor) => Preparable<R>): (values: Record<string, unknown>) => Promise<R> {
-  let onPool: ReturnType<Preparable<R>["prepare"]> | undefined;
-  return (values) => {
-    const open = openTransaction.getStore();
-    if (open && open.db === db) return build(open.tx).prepare(name).execute(values);
-    return (onPool ??= build(db).prepare(name)).execute(values);
-  };
-}
+  return open && open.client === client ? open : undefined;
+};
 
 /**
  * Runs `fn` outside any open transaction: for work a transaction *starts* but that must run
@@ -152,60 +131,100 @@ export function statement<R>(db: PgDb, name: string, build: (executor: PgExecuto
  */
 export const outsideTransaction = <T>(fn: () => T): T => openTransaction.exit(fn);
 
-/** A transaction handle: what a PostgreSQL store's statements run on inside `pgTransaction`. */
-export type PgTx = Parameters<Parameters<PgDb["transaction"]>[0]>[0];
-/** Either the pool or a transaction: a store statement runs on whichever it is given. */
-export type PgExecutor = PgDb | PgTx;
-
 export interface PgTransactionOptions {
   /** Tries in all when PostgreSQL answers a serialization failure or a deadlock. */
   attempts?: number;
   /** The whole transaction, retries included, ends within this bound (a 503, never a hang). */
   deadlineMs?: number;
-  isolationLevel?: "read committed" | "repeatable read" | "serializable";
 }
 
-/** PostgreSQL cannot be reached, or did not answer in time: 503 with Retry-After, the request may be repeated. */
-export const databaseUnavailable = (detail: string) =>
-  new DomainError("service_unavailable", `The database is not available (${detail}). Retry after 2 s.`, undefined, 2);
+/**
+ * PostgreSQL cannot be reached, or did not answer in time: 503 with Retry-After, the request
+ * may be repeated. The message is the same whatever happened: the driver's text carries SQL and
+ * its parameters (stored data), so it stays on the error as `cause`, for a debug log only.
+ */
+export function databaseUnavailable(cause?: unknown): DomainError {
+  const error = new DomainError("service_unavailable", "The database is not available. Retry after 2 s.", undefined, 2);
+  if (cause !== undefined) (error as { cause?: unknown }).cause = cause;
+  return error;
+}
 
 /**
- * Runs `fn` in one PostgreSQL transaction. A serialization failure or deadlock rolls back and
- * runs `fn` again (`fn` must be safe to repeat: it only talks to the database), a bounded
- * number of times with a short random pause; a connection failure, a statement timeout, or
- * the deadline passing becomes `service_unavailable`.
+ * Runs `fn` in one PostgreSQL transaction on one pooled connection; the stores' statements
+ * find it through AsyncLocalStorage. A serialization failure or deadlock rolls back and runs
+ * `fn` again (`fn` must be safe to repeat: it only talks to the database), a bounded number of
+ * times with a short random pause; a connection failure, a statement timeout, or the deadline
+ * passing becomes `service_unavailable`.
+ *
+ * The deadline cancels, it does not only stop waiting: the transaction is marked abandoned, its
+ * running statement is cancelled, and any later statement (or the COMMIT, which follows only a
+ * body that finished unabandoned) throws instead, so Bun rolls the transaction back. A request
+ * answered 503 leaves nothing that commits later. The one window left is a COMMIT already sent
+ * when the deadline passes: its outcome cannot be known, which is what `Idempotency-Key` is for.
  */
-export async function pgTransaction<T>(db: PgDb, fn: (tx: PgTx) => Promise<T>, options: PgTransactionOptions = {}): Promise<T> {
-  // Inside a transaction of this database: a savepoint of it, under the outer one's retries and deadline.
+export async function pgTransaction<T>(client: SQL, fn: () => Promise<T>, options: PgTransactionOptions = {}): Promise<T> {
   const open = openTransaction.getStore();
-  if (open && open.db === db) return open.tx.transaction((tx) => openTransaction.run({ ...open, tx }, () => fn(tx)));
+  if (open && open.client === client) {
+    // Inside a transaction of this database: a savepoint of it, under the outer one's retries and deadline.
+    const executor = open.executor as unknown as { savepoint<R>(body: (sp: PgExecutor) => Promise<R>): Promise<R> };
+    return executor.savepoint((sp) => openTransaction.run({ ...open, executor: sp }, fn));
+  }
   const attempts = options.attempts ?? 5;
   const deadline = performance.now() + (options.deadlineMs ?? 4500);
   for (let attempt = 1; ; attempt++) {
+    const transaction: OpenTransaction = {
+      client,
+      executor: undefined as unknown as PgExecutor,
+      state: { writes: { count: 0 }, abandoned: null, running: null },
+      afterCommit: [],
+    };
+    const work = client.begin((tx) => {
+      transaction.executor = tx as unknown as PgExecutor;
+      return openTransaction.run(transaction, async () => {
+        const result = await fn();
+        // Abandoned while its last statement ran: no COMMIT.
+        if (transaction.state.abandoned) throw transaction.state.abandoned;
+        return result;
+      });
+    });
     try {
-      const afterCommit: (() => void)[] = [];
-      const result = await withinDeadline(
-        db.transaction((tx) => openTransaction.run({ db, tx, afterCommit }, () => fn(tx)), options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined),
-        deadline - performance.now(),
-      );
-      for (const hook of afterCommit) openTransaction.exit(hook);
+      const result = await withinDeadline(work, deadline - performance.now(), (late) => abandon(transaction, late));
+      for (const hook of transaction.afterCommit) openTransaction.exit(hook);
       return result;
     } catch (error) {
       if (isRetryableConflict(error) && attempt < attempts && performance.now() < deadline) {
         await Bun.sleep(Math.min(5 * attempt + Math.random() * 10 * attempt, Math.max(0, deadline - performance.now())));
         continue;
       }
-      if (isConnectionFailure(error)) throw databaseUnavailable((error as Error).message);
+      if (isConnectionFailure(error)) throw databaseUnavailable(error);
       throw error;
     }
   }
 }
 
-/** Rejects with `service_unavailable` once `ms` have passed; the statement itself ends at statement_timeout. */
-export async function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+/** The caller gave up on `transaction`: nothing more of it runs, and what runs is cancelled. */
+function abandon(transaction: OpenTransaction, reason: Error): void {
+  transaction.state.abandoned = reason;
+  const running = transaction.state.running;
+  if (running) {
+    running.cancel();
+    running.catch(() => {});
+  }
+}
+
+/**
+ * Rejects with `service_unavailable` once `ms` have passed, after telling `onLate` (which
+ * cancels the work); the work's own later failure is then nobody's to handle.
+ */
+export async function withinDeadline<T>(work: Promise<T>, ms: number, onLate?: (reason: Error) => void): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(databaseUnavailable(`no answer within ${Math.round(ms)} ms`)), Math.max(0, ms));
+    timer = setTimeout(() => {
+      const reason = databaseUnavailable(new Error(`no answer within ${Math.round(ms)} ms`));
+      work.catch(() => {});
+      onLate?.(reason);
+      reject(reason);
+    }, Math.max(0, ms));
   });
   try {
     return await Promise.race([work, late]);

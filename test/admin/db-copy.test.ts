@@ -6,7 +6,7 @@ import { createActivityStore } from "../../shared/db/activity.store.ts";
 import { dumpBoth } from "../../shared/db/copy.store.ts";
 import type { PgDb } from "../../shared/db/postgres.ts";
 import * as pgSchema from "../../shared/db/schema.pg.ts";
-import { run } from "../../shared/db/flow.ts";
+import { run, runSync } from "../../shared/db/flow.ts";
 import { issueInvite } from "../../shared/invites.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { freshPostgresDatabase, testPostgresUrl } from "../support/postgres.ts";
@@ -43,9 +43,9 @@ describe.skipIf(!server || testEngine() !== "sqlite")("npm run admin -- db copy 
     const user = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Casey", email: "casey@acme.example", role: "admin" }));
     await run(issueInvite(t.database, systemClock, user, "http://127.0.0.1:3000"));
     // More rows than one batch of the copy (500), so the walk from batch to batch is exercised.
-    const activity = createActivityStore(t.db);
+    const activity = createActivityStore(t.database.sql);
     for (let i = 0; i < 1234; i++) {
-      activity.insert({ request_id: `req_bulk_${String(i).padStart(5, "0")}`, org_id: "org_bulk", key_id: "key_bulk", actor: "bulk", method: "GET", route: "/x", status: 200, address: null, duration_ms: 0.5, at: i });
+      runSync(activity.insert({ request_id: `req_bulk_${String(i).padStart(5, "0")}`, org_id: "org_bulk", key_id: "key_bulk", actor: "bulk", method: "GET", route: "/x", status: 200, address: null, duration_ms: 0.5, at: i }));
     }
     await t.shutdownApp(); // writes key usage; the database stays open
   });

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { createPgSequences } from "../../api/sequences.pg.store.ts";
-import { createPgIdempotencyStore } from "../../api/idempotency/idempotency.pg.store.ts";
-import { createPgApiKeyStore } from "../../api/auth/api-keys.pg.store.ts";
-import { createPgOutboundStore } from "../../worker/outbound.pg.store.ts";
-import { createPgOutboxStore } from "../../shared/db/outbox.pg.store.ts";
+import { createSequences } from "../../api/sequences.store.ts";
+import { createCustomerStore } from "../../api/customers/customers.store.ts";
+import { createIdempotencyStore } from "../../api/idempotency/idempotency.store.ts";
+import { createApiKeyStore } from "../../api/auth/api-keys.store.ts";
+import { createOutboundStore } from "../../worker/outbound.store.ts";
+import { createOutboxStore } from "../../shared/db/outbox.store.ts";
+import { postgresDatabase, type Database } from "../../shared/db/database.ts";
+import { run } from "../../shared/db/flow.ts";
 import { connectPostgres, migratePostgres, pgTransaction, type PgDb } from "../../shared/db/postgres.ts";
 import * as schema from "../../shared/db/schema.pg.ts";
 import { DomainError } from "../../shared/errors.ts";
@@ -14,8 +17,16 @@ import { freshPostgresDatabase, testPostgresUrl } from "../support/postgres.ts";
 
 const server = testPostgresUrl();
 
+/** One database handle per pool, as a process builds it: the stores are the service's own. */
+const handles = new WeakMap<PgDb, Database>();
+const on = (db: PgDb): Database & { engine: "postgres" } => {
+  let handle = handles.get(db);
+  if (!handle) handles.set(db, (handle = postgresDatabase(db)));
+  return handle as Database & { engine: "postgres" };
+};
+
 /**
- * The PostgreSQL adapters of the stores whose guarantees depend on locking, driven from two
+ * The stores whose guarantees depend on locking, driven from two
  * separate connection pools at once: what two API processes (or two workers) on one database do.
  */
 describe.skipIf(!server)("PostgreSQL adapters under concurrency from two processes' pools", () => {
@@ -37,12 +48,13 @@ describe.skipIf(!server)("PostgreSQL adapters under concurrency from two process
   });
 
   test("200 concurrent creates: distinct sequential display ids, unique created_at, a page walk that never skips or repeats", async () => {
-    const nextOn = { a: createPgSequences(a), b: createPgSequences(b) };
+    const nextOn = { a: createSequences(on(a).sql), b: createSequences(on(b).sql) };
     const sameClock = 1_795_000_000_000_000; // every process reads the same microsecond
     const creates = Array.from({ length: 200 }, (_, i) =>
-      pgTransaction(i % 2 === 0 ? a : b, async (tx) => {
-        const seq = await nextOn[i % 2 === 0 ? "a" : "b"](ORG, "customer", sameClock);
-        await tx.insert(schema.customers).values({ id: `cus_${i}`, orgId: ORG, displayId: seq.displayId, name: `C${i}`, slug: `c-${i}`, domain: null, status: "onboarding", metadata: "{}", createdAt: seq.createdAt, updatedAt: seq.createdAt });
+      pgTransaction((i % 2 === 0 ? a : b).$client, async () => {
+        const seq = await run(nextOn[i % 2 === 0 ? "a" : "b"](ORG, "customer", sameClock));
+        const customers = createCustomerStore(on(i % 2 === 0 ? a : b).sql);
+        await run(customers.insert({ id: `cus_${i}`, orgId: ORG, displayId: seq.displayId, name: `C${i}`, slug: `c-${i}`, domain: null, status: "onboarding", metadata: "{}", createdAt: seq.createdAt, updatedAt: seq.createdAt }));
         return seq;
       }),
     );
@@ -75,40 +87,40 @@ describe.skipIf(!server)("PostgreSQL adapters under concurrency from two process
     for (let i = 0; i < rows.length; i += 250) await a.insert(schema.outbox).values(rows.slice(i, i + 250));
     const handed = new Map<number, number>();
     const relayer = async (db: PgDb) => {
-      const store = createPgOutboxStore(db);
+      const store = createOutboxStore(on(db));
       let moved = 0;
       while (
-        (moved = await store.relayPending(50, () => 42, async (batch) => {
+        (moved = await run(store.relayPending(50, () => 42, async (batch) => {
           for (const r of batch) handed.set(r.id, (handed.get(r.id) ?? 0) + 1);
           await Bun.sleep(2); // Redis's round trip: the other relayers run meanwhile
-        })) > 0
+        }))) > 0
       );
       return moved;
     };
     await Promise.all([relayer(a), relayer(a), relayer(b), relayer(b)]);
     expect(handed.size).toBe(1000);
     expect([...handed.values()].every((n) => n === 1)).toBe(true);
-    expect(await createPgOutboxStore(b).backlog()).toBe(0);
+    expect(await run(createOutboxStore(on(b)).backlog())).toBe(0);
   });
 
   test("the reconciler's claim: two processes never check the same unfinished row at once", async () => {
     const checked = new Map<number, number>();
     const reconciler = (db: PgDb) =>
-      createPgOutboxStore(db).reconcileUnfinished(0, 100, 1000, async (rows) => {
+      run(createOutboxStore(on(db)).reconcileUnfinished(0, 100, 1000, async (rows) => {
         for (const r of rows) checked.set(r.id, (checked.get(r.id) ?? 0) + 1);
         await Bun.sleep(20);
         return { completed: rows.map((r) => r.id) };
-      }, () => 43);
+      }, () => 43));
     await Promise.all([reconciler(a), reconciler(b)]);
     expect(checked.size).toBe(1000);
     expect([...checked.values()].every((n) => n === 1)).toBe(true);
-    expect(await createPgOutboxStore(a).unfinishedCount()).toBe(0);
+    expect(await run(createOutboxStore(on(a)).unfinishedCount())).toBe(0);
   });
 
   test("an idempotency key claimed by 20 requests on two pools at once: exactly one claim", async () => {
     const ids = { apiKeyId: "key_1", key: "same-key" };
     const claims = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => pgTransaction(i % 2 ? a : b, () => createPgIdempotencyStore(i % 2 ? a : b).claim(ids, "fp", 1000 + i))),
+      Array.from({ length: 20 }, (_, i) => pgTransaction((i % 2 ? a : b).$client, async () => run(createIdempotencyStore(on(i % 2 ? a : b).sql).claim(ids, "fp", 1000 + i)))),
     );
     expect(claims.filter(Boolean)).toHaveLength(1);
   });
@@ -116,21 +128,22 @@ describe.skipIf(!server)("PostgreSQL adapters under concurrency from two process
   test("key-usage flushes of two processes add up", async () => {
     await a.insert(schema.apiKeys).values({ id: "key_usage", orgId: ORG, name: "k", prefix: "svc_x", keyHash: "h", mode: "live", createdAt: 1 });
     await Promise.all(
-      Array.from({ length: 50 }, (_, i) => createPgApiKeyStore(i % 2 ? a : b).addUsage([["key_usage", { count: 2, lastUsedAt: 1000 + i, lastUsedIp: i === 7 ? "10.0.0.7" : null }]])),
+      Array.from({ length: 50 }, (_, i) => run(createApiKeyStore(on(i % 2 ? a : b).sql, on(i % 2 ? a : b).transaction).addUsage([["key_usage", { count: 2, lastUsedAt: 1000 + i, lastUsedIp: i === 7 ? "10.0.0.7" : null }]]))),
     );
     const [row] = await a.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, "key_usage"));
     expect({ count: row!.requestCount, at: row!.lastUsedAt, ip: row!.lastUsedIp }).toEqual({ count: 100, at: 1049, ip: "10.0.0.7" });
   });
 
   test("a reminder period marked by ten workers at once is marked once", async () => {
-    const marks = await Promise.all(Array.from({ length: 10 }, (_, i) => pgTransaction(i % 2 ? a : b, () => createPgOutboundStore(i % 2 ? a : b).markPeriod("onb_1", 3, 5000 + i))));
+    const marks = await Promise.all(Array.from({ length: 10 }, (_, i) => pgTransaction((i % 2 ? a : b).$client, async () => run(createOutboundStore(on(i % 2 ? a : b).sql).markPeriod("onb_1", 3, 5000 + i)))));
     expect(marks.filter(Boolean)).toHaveLength(1);
   });
 
   test("a deadlock is retried: both transactions commit", async () => {
     await a.insert(schema.loginFailures).values([{ bucket: "x", windowStartedAt: 0, failures: 0 }, { bucket: "y", windowStartedAt: 0, failures: 0 }]);
     const bump = (db: PgDb, first: string, second: string) =>
-      pgTransaction(db, async (tx) => {
+      pgTransaction(db.$client, async () => {
+        const tx = on(db).db;
         await tx.update(schema.loginFailures).set({ failures: sql`${schema.loginFailures.failures} + 1` }).where(eq(schema.loginFailures.bucket, first));
         await Bun.sleep(150);
         await tx.update(schema.loginFailures).set({ failures: sql`${schema.loginFailures.failures} + 1` }).where(eq(schema.loginFailures.bucket, second));
@@ -148,7 +161,7 @@ describe.skipIf(!server)("PostgreSQL adapters under concurrency from two process
       for (const port of [refused, silent.port]) {
         const db = drizzle(connectPostgres(`postgres://postgres@127.0.0.1:${port}/none`, { connectTimeoutSeconds: 2 }), { schema }) as PgDb;
         const started = performance.now();
-        const error = await pgTransaction(db, async (tx) => tx.execute(sql`SELECT 1`)).catch((e: unknown) => e);
+        const error = await pgTransaction(db.$client, async () => run(on(db).sql.statement("SELECT 1").get())).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(DomainError);
         expect((error as DomainError).code).toBe("service_unavailable");
         expect(performance.now() - started).toBeLessThan(5000);

@@ -12,6 +12,35 @@ const sequences = () => t.query("SELECT kind, last_display_id FROM sequences ORD
 const orgId = async () => (await t.query<{ id: string }>("SELECT id FROM organizations WHERE slug = 'acme'"))[0]!.id;
 
 describe("write transactions", () => {
+  test("a store call nobody drives (a forgotten `yield*`) does nothing, on either engine", async () => {
+    const org = await orgId();
+    const before = await t.count("outbox");
+    const { outbox } = t.services;
+    await run(
+      t.database.transaction(function* () {
+        outbox.add(org, "records", "activity.batch", { entries: [] }, 1); // not driven: no statement runs
+      }),
+    );
+    expect(await t.count("outbox")).toBe(before);
+    await run(t.database.transaction(() => outbox.add(org, "records", "activity.batch", { entries: [] }, 1)));
+    expect(await t.count("outbox")).toBe(before + 1);
+  });
+
+  test("whether a change wrote is counted by the stores, in its own transaction only", async () => {
+    const org = await orgId();
+    const { outbox } = t.services;
+    const counted = await run(
+      t.database.transaction(function* () {
+        const before = t.database.writes();
+        yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 1);
+        const afterOne = t.database.writes() - before;
+        yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 2);
+        return { afterOne, afterTwo: t.database.writes() - before };
+      }),
+    );
+    expect(counted).toEqual({ afterOne: 1, afterTwo: 2 });
+  });
+
   test("a failure after writes rolls every write back, including the display-id sequence", async () => {
     const org = await orgId();
     const onboardingsBefore = await t.count("onboardings");
@@ -23,8 +52,8 @@ describe("write transactions", () => {
       (async () =>
         run(
           t.database.transaction(function* () {
-            const seq = yield* use(nextSequence(org, "onboarding", 1));
-            yield* use(outbox.add(org, "records", "activity.batch", { entries: [] }, 1));
+            const seq = yield* nextSequence(org, "onboarding", 1);
+            yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 1);
             expect(seq.displayId).toBeGreaterThan(0);
             throw new Error("boom after the writes");
           }),
@@ -43,7 +72,7 @@ describe("write transactions", () => {
     expect(() =>
       run(
         t.database.transaction(function* () {
-          yield* use(outbox.add(org, "records", "activity.batch", { entries: [] }, 1));
+          yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 1);
           yield* use(Promise.resolve()); // another request's statements could run here: refused
         }),
       ),
@@ -60,11 +89,11 @@ describe("write transactions", () => {
       (async () =>
         run(
           t.database.transaction(function* () {
-            yield* use(outbox.add(org, "records", "activity.batch", { entries: [] }, 1));
+            yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 1);
             // Another request reads while this transaction waits between its writes.
             seenMeanwhile = yield* use(t.count("outbox"));
             yield* use(Bun.sleep(20));
-            yield* use(outbox.add(org, "records", "activity.batch", { entries: [] }, 2));
+            yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 2);
             throw new Error("boom between requests");
           }),
         ))(),

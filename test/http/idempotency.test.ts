@@ -124,7 +124,7 @@ describe("idempotency", () => {
       (async () =>
         run(
           t.idempotency.execute(t.keyIds.live, "boom-1", 201, function* () {
-            yield* use(outbox.add("org_boom", "records", "activity.batch", { entries: [] }, 1));
+            yield* outbox.add("org_boom", "records", "activity.batch", { entries: [] }, 1);
             throw new Error("boom");
           }),
         ))(),

@@ -1,3 +1,4 @@
+import { run } from "../../shared/db/flow.ts";
 import { PermanentFailure } from "../failures.ts";
 import { composeMessage } from "../mailer.ts";
 import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
@@ -13,7 +14,7 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
   const { deliveries, lookups, slack } = deps;
   const store = deps.stores.outbound;
   const context = async (onboardingId: string) => {
-    const found = await lookups.onboarding(onboardingId);
+    const found = await run(lookups.onboarding(onboardingId));
     if (!found) throw new PermanentFailure(`onboarding ${onboardingId} does not exist`);
     return found;
   };
@@ -38,20 +39,20 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
     "launch.calendar_entry": (p, job) =>
       deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "launch.calendar_entry", target: p.customer_id }, async () => {
         const onboarding = await context(p.onboarding_id);
-        await store.calendarEntry({
+        await run(store.calendarEntry({
           source: job.id!,
           orgId: p.org_id,
           customerId: p.customer_id,
           onboardingId: p.onboarding_id,
           title: `Launch: ${onboarding.customerName} (onboarding #${onboarding.displayId})`,
           at: p.at,
-        });
+        }));
         return { status: "sent", detail: "calendar entry created" };
       }),
 
     "launch.recap_email": (p, job) =>
       deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "launch.recap_email", target: null }, async () => {
-        const contact = await lookups.primaryContact(p.customer_id);
+        const contact = await run(lookups.primaryContact(p.customer_id));
         if (!contact?.email) return { status: "skipped", detail: "the customer has no primary contact with an e-mail address" };
         const onboarding = await context(p.onboarding_id);
         const subject = `Launch recap: ${onboarding.customerName}`;
@@ -62,7 +63,7 @@ export function launchHandlers(deps: OutboundDeps): Pick<QueueHandlers<"outbound
           text: `Hello ${contact.name},\n\n${onboarding.customerName} is live. Here is a recap of the onboarding (#${onboarding.displayId}) so far.\n\n`,
           headers: { "X-Onboarding-Id": p.onboarding_id },
         });
-        await store.emailDraft({ source: job.id!, orgId: p.org_id, onboardingId: p.onboarding_id, to: contact.email, subject, raw, now: deps.clock.nowMicros() });
+        await run(store.emailDraft({ source: job.id!, orgId: p.org_id, onboardingId: p.onboarding_id, to: contact.email, subject, raw, now: deps.clock.nowMicros() }));
         return { status: "sent", detail: "draft stored (not sent)", target: contact.email };
       }),
   };

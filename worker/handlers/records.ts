@@ -1,3 +1,4 @@
+import { run } from "../../shared/db/flow.ts";
 import type { WorkerStores } from "../stores.ts";
 import type { QueueHandlers } from "./types.ts";
 
@@ -8,7 +9,7 @@ import type { QueueHandlers } from "./types.ts";
 export function recordHandlers(store: WorkerStores["records"], scanReminders: () => Promise<unknown>): QueueHandlers<"records"> {
   return {
     "timeline.phase_changed": async (p, job) =>
-      store.phaseChanged({
+      run(store.phaseChanged({
         source: job.id!,
         orgId: p.org_id,
         customerId: p.customer_id,
@@ -16,9 +17,9 @@ export function recordHandlers(store: WorkerStores["records"], scanReminders: ()
         data: JSON.stringify({ from: p.from, to: p.to }),
         actor: p.actor,
         at: p.at,
-      }),
+      })),
     "phase_transition.record": async (p, job) =>
-      store.transition({
+      run(store.transition({
         source: job.id!,
         orgId: p.org_id,
         customerId: p.customer_id,
@@ -29,8 +30,8 @@ export function recordHandlers(store: WorkerStores["records"], scanReminders: ()
         actor: p.actor,
         phaseEnteredAt: p.phase_entered_at,
         slaSuspendedSeconds: p.sla_suspended_seconds,
-      }),
-    "activity.batch": async (p) => store.activityBatch(p.entries),
+      })),
+    "activity.batch": async (p) => run(store.activityBatch(p.entries)),
     "reminders.scan": () => scanReminders(),
   };
 }

@@ -23,9 +23,9 @@ export function createReminderScan(deps: Pick<OutboundDeps, "database" | "stores
   /** The periods due and not yet marked (a flow: synchronous on SQLite, as before). */
   function* dueAt(now: number): Flow<(Waiting & { period: number })[]> {
     const due: (Waiting & { period: number })[] = [];
-    for (const o of yield* use(store.waiting())) {
+    for (const o of yield* store.waiting()) {
       const period = Math.floor((now - o.since) / (o.frequencyDays * DAY_MICROS));
-      if (period >= 1 && !(yield* use(store.periodMarked(o.id, period)))) due.push({ ...o, period });
+      if (period >= 1 && !(yield* store.periodMarked(o.id, period))) due.push({ ...o, period });
     }
     return due;
   }
@@ -38,9 +38,9 @@ export function createReminderScan(deps: Pick<OutboundDeps, "database" | "stores
       database.transaction(function* () {
         for (const o of due) {
           // Another scan may have marked this period since the read: then it queued it too.
-          if (!(yield* use(store.markPeriod(o.id, o.period, now)))) continue;
-          if (o.email) yield* use(outbox.add(o.orgId, "outbound", "reminder.email", payload(o), now));
-          if (o.slack) yield* use(outbox.add(o.orgId, "outbound", "reminder.slack", payload(o), now));
+          if (!(yield* store.markPeriod(o.id, o.period, now))) continue;
+          if (o.email) yield* outbox.add(o.orgId, "outbound", "reminder.email", payload(o), now);
+          if (o.slack) yield* outbox.add(o.orgId, "outbound", "reminder.slack", payload(o), now);
         }
       }),
     );
@@ -51,7 +51,7 @@ export function createReminderScan(deps: Pick<OutboundDeps, "database" | "stores
 export function reminderHandlers(deps: OutboundDeps & { mailer: Mailer }): Pick<QueueHandlers<"outbound">, "reminder.email" | "reminder.slack"> {
   const { deliveries, lookups } = deps;
   const stillWaiting = async (onboardingId: string) => {
-    const onboarding = await lookups.onboarding(onboardingId);
+    const onboarding = await run(lookups.onboarding(onboardingId));
     return onboarding && !onboarding.deleted && onboarding.waitingOnCustomer && onboarding.lastChangedMode === "live" ? onboarding : null;
   };
 
@@ -60,7 +60,7 @@ export function reminderHandlers(deps: OutboundDeps & { mailer: Mailer }): Pick<
       deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "reminder.email", target: null }, async (attempt) => {
         const onboarding = await stillWaiting(p.onboarding_id);
         if (!onboarding) return { status: "skipped", detail: "no longer waiting on the customer" };
-        const contact = await lookups.primaryContact(p.customer_id);
+        const contact = await run(lookups.primaryContact(p.customer_id));
         if (!contact?.email) return { status: "skipped", detail: "the customer has no primary contact with an e-mail address" };
         await attempt.sending();
         const detail = await deps.mailer.send({
@@ -78,7 +78,7 @@ export function reminderHandlers(deps: OutboundDeps & { mailer: Mailer }): Pick<
       deliveries.run(job, { orgId: p.org_id, onboardingId: p.onboarding_id, kind: "reminder.slack", target: null }, async (attempt) => {
         const onboarding = await stillWaiting(p.onboarding_id);
         if (!onboarding) return { status: "skipped", detail: "no longer waiting on the customer" };
-        const csmId = await lookups.csmOf(p.onboarding_id);
+        const csmId = await run(lookups.csmOf(p.onboarding_id));
         if (csmId === null) return { status: "skipped", detail: "no CSM assigned" };
         const slackUserId = await csmSlackUser(lookups, p.org_id, csmId);
         const result = await deps.slack.directMessage({

@@ -2,7 +2,7 @@ import { html } from "../html.ts";
 import { csrfField, notice, page, type Notice } from "../layout.ts";
 import type { SessionView } from "../admin-area.store.ts";
 
-export function settingsPage(session: SessionView, org: { slackTokenSet: number; launchRecap: number }, options: { notice?: Notice | null } = {}) {
+export function settingsPage(session: SessionView, org: { slackTokenSet: boolean; launchRecap: boolean }, options: { notice?: Notice | null } = {}) {
   return page(
     session,
     "/admin/settings",

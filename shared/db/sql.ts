@@ -1,0 +1,270 @@
+import type { Statement as SqliteStatement } from "bun:sqlite";
+import { getTableColumns, type InferSelectModel, type Table } from "drizzle-orm";
+import { step, type Flow } from "./flow.ts";
+
+/**
+ * The data layer's one language: SQL text written once, with named parameters (`$orgId`), that
+ * both engines run. A store prepares its statements once from an `Sql` and calls them; the
+ * engine's adapter (shared/db/database.ts) turns the text into its own form:
+ *
+ * - SQLite (bun:sqlite) binds `$name` as written and answers plainly, synchronously;
+ * - PostgreSQL (Bun's client) numbers the parameters (`$1`, `$2` …) once, runs the text as a
+ *   prepared statement on the transaction's connection or the pool, and answers promises.
+ *
+ * The text is the common subset of the two dialects (`ON CONFLICT`, `RETURNING`, `CASE`,
+ * `coalesce`, `CAST(… AS INTEGER)`); what differs lives here, declared per statement, never
+ * as an `if (engine)` in a store: row locks (`lock`), and how a row's values come back (`decode`).
+ *
+ * Every call answers a lazy flow (shared/db/flow.ts): the statement runs when the caller's flow
+ * drives it (`yield* statement.get(…)`), not when it is called. A store call someone forgot to
+ * `yield*` therefore does nothing on SQLite as on PostgreSQL, and the suite that runs on SQLite
+ * sees the same missing write that PostgreSQL would.
+ */
+export type Params = Record<string, unknown>;
+
+export interface Statement<R> {
+  /** Every row. */
+  all(params?: Params): Flow<R[]>;
+  /** The first row, or undefined. */
+  get(params?: Params): Flow<R | undefined>;
+  /** How many rows it wrote (inserted, updated or deleted). */
+  run(params?: Params): Flow<number>;
+}
+
+/**
+ * Row locks, for a read a transaction decides on. Either engine's answer is the same: the rows
+ * read cannot change under the transaction until it ends.
+ * - `update`: inside a transaction, the rows read are locked until it ends (PostgreSQL `FOR
+ *   UPDATE`: a second transaction reading them waits, then reads what the first committed). On
+ *   SQLite every write transaction already holds the file's one write lock from its BEGIN, so
+ *   nothing is added there. Outside a transaction (a GET) the read takes no lock.
+ * - `skip-locked`: the same, but rows another transaction holds are passed over (PostgreSQL
+ *   `FOR UPDATE SKIP LOCKED`): work queues read by several processes.
+ */
+export type Lock = "update" | "skip-locked";
+
+export interface StatementOptions<R> {
+  /** Turns a row as the driver returns it into the store's row (see `rowOf`, `decoder`). */
+  decode?: (row: Record<string, unknown>) => R;
+  lock?: Lock;
+}
+
+export interface Sql {
+  readonly engine: "sqlite" | "postgres";
+  statement<R = Record<string, unknown>>(text: string, options?: StatementOptions<R>): Statement<R>;
+  /** Runs `fn` once the transaction this call runs in has committed (never if it rolls back); outside one, on the next turn. */
+  afterCommit(fn: () => void): void;
+}
+
+/** Rows per statement for a list of ids (`IN (…)`): a list is run in chunks of these sizes, so at most 7 statements are prepared. */
+const ID_CHUNKS = [64, 32, 16, 8, 4, 2, 1];
+
+/**
+ * A statement over a list of ids, written once with `$ids` standing for the list
+ * (`UPDATE outbox SET … WHERE id IN ($ids)`): run in chunks of fixed sizes, one statement per
+ * chunk, answering the rows written in all.
+ */
+export function forIds(sql: Sql, text: string): (ids: readonly (string | number)[], params?: Params) => Flow<number> {
+  const bySize = new Map(ID_CHUNKS.map((size) => [size, sql.statement(text.replace("$ids", Array.from({ length: size }, (_, i) => `$id_${i}`).join(", ")))]));
+  return function* (ids, params = {}) {
+    let from = 0;
+    let written = 0;
+    for (const size of ID_CHUNKS) {
+      while (ids.length - from >= size) {
+        const values: Params = { ...params };
+        for (let i = 0; i < size; i++) values[`id_${i}`] = ids[from + i];
+        written += yield* bySize.get(size)!.run(values);
+        from += size;
+      }
+    }
+    return written;
+  };
+}
+
+/** A statement that writes: its rows returned (RETURNING) or changed count as the transaction's writes. */
+export const isWrite = (text: string): boolean => /^\s*(?:WITH\b[\s\S]*?\)\s*)?(INSERT|UPDATE|DELETE)\b/i.test(text);
+
+
+/* ------------------------------------------------------------------------------------------ */
+/* Rows: what comes back, the same on both engines.                                            */
+
+type Kind = "number" | "boolean" | "text";
+
+/**
+ * A decoder for rows whose fields are named in `kinds`: PostgreSQL returns `bigint` as text and
+ * SQLite returns flags as 0/1; the row a store answers has numbers and booleans on both.
+ */
+export function decoder<R>(kinds: Record<string, Kind>): (row: Record<string, unknown>) => R {
+  const numbers = Object.keys(kinds).filter((k) => kinds[k] === "number");
+  const booleans = Object.keys(kinds).filter((k) => kinds[k] === "boolean");
+  return (row) => {
+    for (const key of numbers) {
+      const value = row[key];
+      if (typeof value === "string") row[key] = Number(value);
+    }
+    for (const key of booleans) {
+      const value = row[key];
+      if (value !== null && value !== undefined) row[key] = value === true || value === 1;
+    }
+    return row as R;
+  };
+}
+
+const KIND_OF_COLUMN: Record<string, Kind> = {
+  SQLiteInteger: "number",
+  SQLiteReal: "number",
+  SQLiteBoolean: "boolean",
+  SQLiteTimestamp: "number",
+};
+
+/**
+ * A table's row as its drizzle type: the select list (`"org_id" AS "orgId"`, from the schema,
+ * so a renamed column fails here and in the type check) and the decoder of its values.
+ * `alias` prefixes each column for joins (`o."org_id" AS "orgId"`).
+ */
+export function rowOf<T extends Table>(table: T, alias?: string): { columns: string; decode: (row: Record<string, unknown>) => InferSelectModel<T> } {
+  const entries = Object.entries(getTableColumns(table));
+  const prefix = alias ? `${alias}.` : "";
+  const columns = entries.map(([key, column]) => `${prefix}"${column.name}" AS "${key}"`).join(", ");
+  const kinds: Record<string, Kind> = {};
+  for (const [key, column] of entries) kinds[key] = KIND_OF_COLUMN[column.columnType] ?? "text";
+  return { columns, decode: decoder(kinds) };
+}
+
+/** A column's quoted SQL name, for statement text built from the schema. */
+export const col = (column: { name: string }) => `"${column.name}"`;
+
+/** `"a", "b"` and `$a, $b` for an INSERT of a row's own keys, from the schema's columns. */
+export function insertColumns<T extends Table>(table: T, keys: readonly (keyof T["_"]["columns"] & string)[]): { names: string; values: string } {
+  const columns = getTableColumns(table) as Record<string, { name: string }>;
+  return { names: keys.map((k) => col(columns[k]!)).join(", "), values: keys.map((k) => `$${k}`).join(", ") };
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* SQLite                                                                                     */
+
+/** What the SQLite adapter needs of a connection. */
+export interface SqliteConnection {
+  prepare(text: string): SqliteStatement;
+}
+
+/**
+ * Counts the rows written by statements of this layer on one SQLite connection. A connection
+ * runs one transaction at a time, synchronously, so the difference across a change is exactly
+ * what that change wrote.
+ */
+export interface WriteCounter {
+  count: number;
+}
+
+export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): Sql {
+  return {
+    engine: "sqlite",
+    // A SQLite transaction is synchronous: by the next turn it has committed or rolled back.
+    afterCommit: (fn) => void setImmediate(fn),
+    statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
+      // bun:sqlite binds `$name` from an object's `name` key (strict mode) as written. SQLite's
+      // byte-wise collation is BINARY, PostgreSQL's is "C".
+      const sqliteText = text.replaceAll('COLLATE "C"', "COLLATE BINARY");
+      let prepared: SqliteStatement | undefined;
+      const statement = () => (prepared ??= connection.prepare(sqliteText));
+      const decode = options.decode;
+      const writing = isWrite(text);
+      const all = (params: Params = {}): R[] => {
+        const rows = statement().all(params as never) as Record<string, unknown>[];
+        if (writing) writes.count += rows.length;
+        return decode ? rows.map(decode) : (rows as R[]);
+      };
+      return {
+        all: (params) => step(() => all(params)),
+        get: (params) => step(() => all(params)[0]),
+        run: (params = {}) =>
+          step(() => {
+            const changes = statement().run(params as never).changes;
+            if (writing) writes.count += changes;
+            return changes;
+          }),
+      };
+    },
+  };
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* PostgreSQL                                                                                 */
+
+/** Bun's SQL client, or one of its transactions: what a PostgreSQL statement runs on. */
+export interface PgExecutor {
+  unsafe(text: string, values: unknown[]): PgQuery;
+}
+export interface PgQuery extends Promise<Record<string, unknown>[] & { count: number }> {
+  cancel(): unknown;
+}
+
+/** One PostgreSQL transaction's state, shared by its savepoints. */
+export interface PgTransactionState {
+  /** Rows written by this transaction's statements so far. */
+  writes: WriteCounter;
+  /** Set when the caller stopped waiting: the next statement throws and the transaction rolls back. */
+  abandoned: Error | null;
+  /** The statement now running, so an abandoned transaction can cancel it. */
+  running: PgQuery | null;
+}
+
+/** The transaction a PostgreSQL statement joins, if any (shared/db/postgres.ts keeps it). */
+export interface PgContext {
+  /** The transaction's connection, or its innermost savepoint. */
+  executor: PgExecutor;
+  state: PgTransactionState;
+}
+
+/** `$name` → `$1`, `$2` … once per statement, and the order of the names. */
+export function numberParameters(text: string): { text: string; names: string[] } {
+  const names: string[] = [];
+  const numbered = text.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => {
+    let index = names.indexOf(name);
+    if (index < 0) index = names.push(name) - 1;
+    return `$${index + 1}`;
+  });
+  return { text: numbered, names };
+}
+
+const LOCK_CLAUSE: Record<Lock, string> = { update: " FOR UPDATE", "skip-locked": " FOR UPDATE SKIP LOCKED" };
+
+export function postgresSql(pool: PgExecutor, context: () => PgContext | undefined, afterCommit: (fn: () => void) => void): Sql {
+  return {
+    engine: "postgres",
+    afterCommit,
+    statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
+      const plain = numberParameters(text);
+      const locked = options.lock ? plain.text + LOCK_CLAUSE[options.lock] : plain.text;
+      const decode = options.decode;
+      const writing = isWrite(text);
+      const values = (params: Params) => plain.names.map((name) => params[name] ?? null);
+
+      const execute = async (params: Params = {}): Promise<Record<string, unknown>[] & { count: number }> => {
+        const open = context();
+        if (!open) return pool.unsafe(plain.text, values(params));
+        const { state } = open;
+        if (state.abandoned) throw state.abandoned;
+        const query = open.executor.unsafe(locked, values(params));
+        state.running = query;
+        try {
+          const result = await query;
+          if (writing) state.writes.count += result.count;
+          return result;
+        } finally {
+          if (state.running === query) state.running = null;
+        }
+      };
+      const all = async (params?: Params): Promise<R[]> => {
+        const rows = await execute(params);
+        return decode ? rows.map(decode) : (rows as unknown as R[]);
+      };
+      return {
+        all: (params) => step(() => all(params)),
+        get: (params) => step(async () => (await all(params))[0]),
+        run: (params) => step(async () => (await execute(params)).count),
+      };
+    },
+  };
+}
