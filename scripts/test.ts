@@ -19,6 +19,8 @@ const ENGINE_NEUTRAL = [
   "test/db/transactions.test.ts",
   "test/ops/api-process.test.ts",
   "test/faults/redis-data-loss.test.ts",
+  "test/faults/api-kill.test.ts",
+  "test/faults/concurrent-changes.test.ts",
   "test/scale/several-workers.test.ts",
 ];
 

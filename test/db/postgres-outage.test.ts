@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { createPgHealthStore } from "../../shared/db/health.pg.store.ts";
-import { connectPostgres, migratePostgres, pgTransaction, type PgDb } from "../../shared/db/postgres.ts";
+import { createHealthStore } from "../../shared/db/health.store.ts";
+import { connectPostgres, migratePostgres, type PgDb } from "../../shared/db/postgres.ts";
 import * as schema from "../../shared/db/schema.pg.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { Redis } from "ioredis";
@@ -38,10 +38,15 @@ describe.skipIf(!server)("PostgreSQL away while running, and back", () => {
     await database?.drop();
   });
 
-  const write = (n: number) => pgTransaction(db, async (tx) => tx.insert(schema.formSubmissions).values({ nonce: `n-${n}`, at: n }));
+  const write = (n: number) => {
+    const handle = postgresDatabase(db);
+    const insert = handle.sql.statement("INSERT INTO form_submissions (nonce, at) VALUES ($nonce, $at)");
+    return Promise.resolve().then(() => run(handle.transaction(() => insert.run({ nonce: `n-${n}`, at: n }))));
+  };
 
   test("writes answer service_unavailable within 5 s while it is away, readiness says so, and both recover by themselves", async () => {
-    const health = createPgHealthStore(db);
+    const store = createHealthStore(postgresDatabase(db).sql);
+    const health = { answers: () => run(store.answers()) };
     await write(1);
     expect(await health.answers()).toBe(true);
 
@@ -72,6 +77,10 @@ describe.skipIf(!server)("PostgreSQL away while running, and back", () => {
     proxy.restore();
     const recovered = await waitFor(() => write(12).then(() => true, () => false), "a write once the partition ends", 15_000);
     expect(recovered).toBe(true);
+    // The deadline cancelled the write answered 503: it did not commit once the partition ended.
+    await Bun.sleep(500);
+    const rows = await db.execute(sql`SELECT nonce FROM form_submissions WHERE nonce IN ('n-10', 'n-11', 'n-12') ORDER BY at`);
+    expect((rows as unknown as { nonce: string }[]).map((r) => r.nonce)).toEqual(["n-10", "n-12"]);
   });
 
   test("the API answers 503 with Retry-After within 5 s while PostgreSQL is partitioned away, readiness says so, and it recovers by itself", async () => {
@@ -100,6 +109,17 @@ describe.skipIf(!server)("PostgreSQL away while running, and back", () => {
         expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
         expect(performance.now() - started).toBeLessThan(5000);
       }
+      // Under load from one address, past the 30 failed authentications that would lock it out:
+      // a database away is not a bad key, so every answer is 503 with Retry-After, never 429, and
+      // no body shows SQL, parameters or stored values.
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 ? call("GET", "/api/v1/customers?limit=3") : call("POST", "/api/v1/customers", { name: `Private Name ${i}` }))),
+      );
+      const bodies = await Promise.all(answers.map((r) => r.text()));
+      expect(answers.map((r) => r.status)).toEqual(answers.map(() => 503));
+      expect(answers.every((r) => Number(r.headers.get("retry-after")) >= 1)).toBe(true);
+      for (const body of bodies) expect(body).not.toMatch(/SELECT|INSERT|UPDATE|Private Name|org_|\$1|postgres/i);
+
       const ready = await call("GET", "/api/v1/health/ready");
       expect(ready.status).toBe(503);
       expect(((await ready.json()) as { checks: unknown }).checks).toEqual({ database: "error", redis: "ok" });
@@ -109,6 +129,10 @@ describe.skipIf(!server)("PostgreSQL away while running, and back", () => {
       const created = await waitFor(async () => (await call("POST", "/api/v1/customers", { name: "After" })).status === 201, "a create once PostgreSQL is back", 15_000);
       expect(created).toBe(true);
       expect((await call("GET", "/api/v1/health/ready")).status).toBe(200);
+      // Nothing answered 503 was stored, then or later.
+      await Bun.sleep(500);
+      const stored = await db.execute(sql`SELECT count(*)::int AS n FROM customers WHERE name LIKE 'Private Name%' OR name = 'During'`);
+      expect((stored as unknown as { n: number }[])[0]!.n).toBe(0);
     } finally {
       await Promise.race([close().catch(() => {}), Bun.sleep(5000)]);
       redis.disconnect();

@@ -3,19 +3,21 @@ import { systemClock } from "../../shared/clock.ts";
 import { run } from "../../shared/db/flow.ts";
 import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 import { exitWithin, startProcess } from "./processes.ts";
-import { freshTestDatabase, testRedisUrl, uniquePrefix, type Engine } from "./test-app.ts";
+import { freshTestDatabase, testRedisUrl, uniquePrefix, type Engine, type TestDatabase } from "./test-app.ts";
 
 /**
  * The real API entry point (`api/main.ts`) as a child process, on a free port, over a fresh
  * database (the suite's engine unless `engine` says otherwise) with one workspace and a paid
  * live key. Its log lines are collected, so a test can read what an operator would see.
  */
-export async function startApiProcess(options: { env?: Record<string, string>; redisUrl?: string; waitUntilUp?: boolean; engine?: Engine } = {}) {
-  const database = await freshTestDatabase(options.engine);
-  await run(createWorkspace(database.database, systemClock, { slug: "acme", name: "Acme" }));
-  const { key } = await run(createApiKey(database.database, systemClock, { workspaceSlug: "acme", name: "fault-client", mode: "live", tier: "paid" }));
+export async function startApiProcess(
+  options: { env?: Record<string, string>; redisUrl?: string; waitUntilUp?: boolean; engine?: Engine; /** A second process on this one's database, key and queues. */ beside?: { database: TestDatabase; key: string; prefix: string } } = {},
+) {
+  const owned = options.beside === undefined;
+  const database = options.beside?.database ?? (await freshTestDatabase(options.engine));
+  const key = options.beside?.key ?? (await setUpWorkspace(database));
   const port = await freePort();
-  const prefix = uniquePrefix("api");
+  const prefix = options.beside?.prefix ?? uniquePrefix("api");
   const child = startProcess("api/main.ts", {
     PORT: String(port),
     DATABASE_URL: database.url ?? `file:${database.path}`,
@@ -40,6 +42,7 @@ export async function startApiProcess(options: { env?: Record<string, string>; r
 
   const base = `http://127.0.0.1:${port}`;
   const api = {
+    database,
     child,
     port,
     base,
@@ -62,7 +65,7 @@ export async function startApiProcess(options: { env?: Record<string, string>; r
         await exitWithin(child, 10_000).catch(() => {});
       }
       await reading.catch(() => {});
-      await database.cleanup();
+      if (owned) await database.cleanup();
     },
   };
   if (options.waitUntilUp !== false) await waitUntilUp(api.base, child);
@@ -70,6 +73,12 @@ export async function startApiProcess(options: { env?: Record<string, string>; r
 }
 
 export type ApiProcess = Awaited<ReturnType<typeof startApiProcess>>;
+
+/** A workspace `acme` with a paid live key; answers the key. */
+async function setUpWorkspace(database: TestDatabase): Promise<string> {
+  await run(createWorkspace(database.database, systemClock, { slug: "acme", name: "Acme" }));
+  return (await run(createApiKey(database.database, systemClock, { workspaceSlug: "acme", name: "fault-client", mode: "live", tier: "paid" }))).key;
+}
 
 /** Polls liveness until it answers; throws (never falls through) when the process dies or stays silent. */
 export async function waitUntilUp(base: string, child: { exitCode: number | null }, timeoutMs = 15_000): Promise<void> {

@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { startApiProcess, type ApiProcess } from "../support/api-process.ts";
+
+/**
+ * Read-decide-write under concurrency, with real API processes on either engine (npm test runs
+ * it on SQLite and on PostgreSQL): a PATCH reads the onboarding, decides whether its phase
+ * changed, and writes it with the phase change's records and launch automations. Two identical
+ * PATCHes at once must change the phase once: one transition record, one DM to the CSM. On
+ * PostgreSQL (READ COMMITTED) that holds only because the read locks the row.
+ */
+const running: ApiProcess[] = [];
+afterEach(async () => {
+  for (const api of running.splice(0).reverse()) await api.stop();
+});
+
+const ONBOARDINGS = 30;
+
+async function onboardingsOf(api: ApiProcess): Promise<string[]> {
+  const customer = (await (await fetch(`${api.base}/api/v1/customers`, { method: "POST", headers: api.headers, body: JSON.stringify({ name: "Race Co" }) })).json()) as { id: string };
+  const ids: string[] = [];
+  for (let i = 0; i < ONBOARDINGS; i++) {
+    const created = await fetch(`${api.base}/api/v1/onboardings`, { method: "POST", headers: api.headers, body: JSON.stringify({ customer_id: customer.id, csm_id: "usr_csm", phase: "internal_qa" }) });
+    ids.push(((await created.json()) as { id: string }).id);
+  }
+  return ids;
+}
+
+async function racePatches(first: ApiProcess, second: ApiProcess, ids: string[]) {
+  const patch = (api: ApiProcess, id: string) =>
+    fetch(`${api.base}/api/v1/onboardings/${id}`, { method: "PATCH", headers: api.headers, body: JSON.stringify({ phase: "launch" }) }).then((r) => r.status);
+  const statuses = (await Promise.all(ids.map((id) => Promise.all([patch(first, id), patch(second, id)])))).flat();
+  expect(statuses.every((s) => s === 200)).toBe(true);
+  const per = async (name: string) =>
+    first.database.query<{ n: number | string }>(`SELECT count(*) AS n FROM outbox WHERE name = ? AND payload LIKE ?`, name, "%").then((rows) => Number(rows[0]!.n));
+  expect({ transitions: await per("phase_transition.record"), timeline: await per("timeline.phase_changed"), dms: await per("launch.slack_dm"), calendar: await per("launch.calendar_entry") }).toEqual({
+    transitions: ids.length,
+    timeline: ids.length,
+    dms: ids.length,
+    calendar: ids.length,
+  });
+  // Each onboarding has exactly one of each, not one onboarding two and another none.
+  for (const id of ids) expect(await first.database.count("outbox", "name = ? AND payload LIKE ?", "launch.slack_dm", `%"${id}"%`)).toBe(1);
+}
+
+describe("identical changes at the same moment apply once", () => {
+  test("two PATCHes to launch at once on one process: one phase change, one transition record, one DM each", async () => {
+    const api = await startApiProcess();
+    running.push(api);
+    await racePatches(api, api, await onboardingsOf(api));
+  });
+
+  test("the same with the two PATCHes on two API processes over one database", async () => {
+    const first = await startApiProcess();
+    running.push(first);
+    const second = await startApiProcess({ beside: first });
+    running.push(second);
+    await racePatches(first, second, await onboardingsOf(first));
+  });
+});
