@@ -23,9 +23,24 @@ afterAll(() => t.close());
 /** A valid body for each route that takes one, so only the reference decides the answer. */
 const validBody = (operationId: string) => ({ createContact: { name: "Bob" }, createOnboarding: { customer_id: refs.customer_ref } })[operationId] ?? {};
 
-const pathFor = (path: string, values: Record<string, string>) => path.replace(/:([a-z_]+)/g, (_, name) => values[name]!);
+/**
+ * A route's path with its parameters filled from `values`. A parameter without a value throws:
+ * filling `undefined` would make a new route's cross-workspace check pass without testing it.
+ * A new resource adds its own fixture to `refs`.
+ */
+const pathFor = (path: string, values: Record<string, string>) =>
+  path.replace(/:([a-z_]+)/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`security.test.ts has no fixture for ':${name}' in ${path}: add one to refs`);
+    return value;
+  });
 
 describe("every authenticated route", () => {
+  test("every path parameter of every route has a fixture (an unknown one fails loudly)", () => {
+    for (const route of t.routes.filter((r) => r.authenticated)) expect(() => pathFor(route.path, refs)).not.toThrow();
+    expect(() => pathFor("/api/v1/widgets/:widget_ref", refs)).toThrow("no fixture for ':widget_ref'");
+  });
+
   test("the route table has authenticated routes of every method", () => {
     const methods = new Set(t.routes.filter((r) => r.authenticated).map((r) => r.method));
     expect([...methods].sort()).toEqual(["DELETE", "GET", "PATCH", "POST"]);
