@@ -20,16 +20,13 @@ import { createKeyUsage } from "./auth/key-usage.ts";
 import { createIdempotency } from "./idempotency/idempotency.ts";
 import { createRateLimiter } from "./limits/rate-limiter.ts";
 import { createRequestLimits, DEFAULT_RATE_LIMITS, type RateLimitSettings } from "./limits/request-limits.ts";
-import { contactRoutes } from "./contacts/contacts.routes.ts";
-import { customerRoutes } from "./customers/customers.routes.ts";
-import type { ServiceDeps } from "./deps.ts";
+import { featureRoutes, featureTags, type ServiceDeps } from "./features.ts";
 import { errorResponse } from "./http/error-map.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import type { RouteDef } from "./http/route.ts";
 import { logFailure, methodsForPath, mountRoutes } from "./http/router.ts";
 import { DOCS_BUNDLE_PATH, DOCS_PATH, docsBundle, docsPage } from "./meta/docs-page.ts";
 import { metaRoutes, type MetaDeps } from "./meta/meta.routes.ts";
-import { onboardingRoutes } from "./onboardings/onboardings.routes.ts";
 import { createRelay } from "./outbox/relay.ts";
 import { createApiStores } from "./stores.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -93,12 +90,10 @@ async function redisAnswers(redis: Redis): Promise<boolean> {
 }
 
 /** Every JSON endpoint, in the order the OpenAPI document lists them. */
-export const routeTable = (services: ServiceDeps, meta: MetaDeps): RouteDef[] => [
-  ...metaRoutes(meta),
-  ...customerRoutes(services),
-  ...contactRoutes(services),
-  ...onboardingRoutes(services),
-];
+export const routeTable = (services: ServiceDeps, meta: MetaDeps): RouteDef[] => [...metaRoutes(meta), ...featureRoutes(services)];
+
+/** The OpenAPI document's tags: Meta's and each resource's. */
+const TAGS = [{ name: "Meta", description: "Identity, health and this document." }, ...featureTags()];
 
 /**
  * The composition root of the API process: it receives its infrastructure (so tests pass
@@ -125,10 +120,8 @@ export async function createApp(infra: AppInfrastructure) {
     clock,
     nextSequence: stores.nextSequence,
     workspaces: stores.workspaces,
-    customers: stores.customers,
-    contacts: stores.contacts,
-    onboardings: stores.onboardings,
     outbox: stores.outbox,
+    ...stores.features,
   };
 
   const busyTimeoutMs = infra.databaseBusyTimeoutMs ?? 3000;
@@ -156,7 +149,7 @@ export async function createApp(infra: AppInfrastructure) {
       redis: () => redisAnswers(infra.redis),
     },
     rateLimiterMode: () => limiter.mode(),
-    openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl })),
+    openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl, tags: TAGS })),
   });
 
   relay.start();

@@ -1,19 +1,20 @@
 import type { Clock } from "../shared/clock.ts";
 import type { Transaction } from "../shared/db/database.ts";
-import type { ApiStores } from "./stores.ts";
+import type { createOutboxWriter } from "../shared/db/outbox-writer.store.ts";
+import type { NextSequence } from "./sequences.store.ts";
+import type { createWorkspaceStore } from "./workspaces.store.ts";
 
 /**
- * Everything service functions may touch, built once by the composition root. Each service
- * function names the subset it needs, so its dependencies are explicit. Services are flows
- * (shared/db/flow.ts): the same code runs synchronously on SQLite and awaits PostgreSQL.
+ * What every resource's services may use besides their own stores, built once by the
+ * composition root. A service names its own stores beside these (`CoreDeps & { customers:
+ * CustomerStore }`), so its dependencies are explicit, and `api/features.ts` assembles the
+ * whole (`ServiceDeps`). Services are flows (shared/db/flow.ts): the same code runs
+ * synchronously on SQLite and awaits PostgreSQL.
  */
-export interface ServiceDeps {
+export interface CoreDeps {
   transaction: Transaction;
   clock: Clock;
-  nextSequence: ApiStores["nextSequence"];
-  workspaces: ApiStores["workspaces"];
-  customers: ApiStores["customers"];
-  contacts: ApiStores["contacts"];
-  onboardings: ApiStores["onboardings"];
-  outbox: ApiStores["outbox"];
+  nextSequence: NextSequence;
+  workspaces: ReturnType<typeof createWorkspaceStore>;
+  outbox: ReturnType<typeof createOutboxWriter>;
 }

@@ -6,10 +6,8 @@ import { createOutboxWriter } from "../shared/db/outbox-writer.store.ts";
 import { createMetricsStore } from "./admin/metrics.store.ts";
 import { createAdminAreaStore } from "./admin-area/admin-area.store.ts";
 import { createApiKeyStore } from "./auth/api-keys.store.ts";
-import { createContactStore } from "./contacts/contacts.store.ts";
-import { createCustomerStore } from "./customers/customers.store.ts";
+import { createFeatureStores } from "./features.ts";
 import { createIdempotencyStore } from "./idempotency/idempotency.store.ts";
-import { createOnboardingStore } from "./onboardings/onboardings.store.ts";
 import { createSequences } from "./sequences.store.ts";
 import { createWorkspaceStore } from "./workspaces.store.ts";
 
@@ -23,9 +21,8 @@ export function createApiStores(database: Database, onOutboxWrite: () => void) {
   return {
     nextSequence: createSequences(sql),
     workspaces: createWorkspaceStore(sql),
-    customers: createCustomerStore(sql),
-    contacts: createContactStore(sql),
-    onboardings: createOnboardingStore(sql),
+    /** Each resource's own stores (`api/features.ts`). */
+    features: createFeatureStores(sql),
     outbox: createOutboxWriter(sql, onOutboxWrite),
     relayOutbox: createOutboxStore(database),
     activity: createActivityStore(sql),

@@ -1,4 +1,3 @@
-import type { ServiceDeps } from "../deps.ts";
 import { exampleContact, listOf } from "../examples.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
@@ -11,12 +10,12 @@ import {
   ListContactsQuery,
   UpdateContactBody,
 } from "./contacts.schema.ts";
-import { createContact, deleteContact, getContact, listContacts, updateContact } from "./contacts.service.ts";
+import { createContact, deleteContact, getContact, listContacts, updateContact, type ContactDeps } from "./contacts.service.ts";
 
 const tag = "Contacts";
 const base = "/api/v1/customers/:customer_ref/contacts";
 
-export const contactRoutes = (deps: ServiceDeps): RouteDef[] => [
+export const contactRoutes = (deps: ContactDeps): RouteDef[] => [
   defineRoute({
     method: "GET",
     path: base,

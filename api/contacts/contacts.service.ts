@@ -6,12 +6,15 @@ import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import { findCustomer } from "../customers/customers.service.ts";
-import type { ServiceDeps } from "../deps.ts";
+import type { CoreDeps } from "../deps.ts";
+import type { CustomerStore } from "../customers/customers.store.ts";
+import type { ContactStore } from "./contacts.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import type { ContactResource, CreateContactInput, UpdateContactInput } from "./contacts.schema.ts";
 
-type Deps = Pick<ServiceDeps, "transaction" | "clock" | "nextSequence" | "customers" | "contacts">;
+export type ContactDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence"> & { customers: CustomerStore; contacts: ContactStore };
+type Deps = ContactDeps;
 
 /** Request field → row column, for every field a PATCH may change. */
 const FIELDS = { name: "name", email: "email", title: "title", is_primary: "isPrimary" } as const satisfies FieldMap<ContactRow>;

@@ -26,3 +26,5 @@ export function createContactStore(sql: Sql) {
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),
   };
 }
+
+export type ContactStore = ReturnType<typeof createContactStore>;

@@ -1,4 +1,3 @@
-import type { ServiceDeps } from "../deps.ts";
 import { exampleCustomer, listOf } from "../examples.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
@@ -10,11 +9,11 @@ import {
   ListCustomersQuery,
   UpdateCustomerBody,
 } from "./customers.schema.ts";
-import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.service.ts";
+import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer, type CustomerDeps } from "./customers.service.ts";
 
 const tag = "Customers";
 
-export const customerRoutes = (deps: ServiceDeps): RouteDef[] => [
+export const customerRoutes = (deps: CustomerDeps): RouteDef[] => [
   defineRoute({
     method: "GET",
     path: "/api/v1/customers",

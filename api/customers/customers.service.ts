@@ -5,7 +5,8 @@ import { DomainError, notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
-import type { ServiceDeps } from "../deps.ts";
+import type { CoreDeps } from "../deps.ts";
+import type { CustomerStore } from "./customers.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import {
@@ -15,8 +16,8 @@ import {
   type UpdateCustomerInput,
 } from "./customers.schema.ts";
 
-type Deps = Pick<ServiceDeps, "transaction" | "clock" | "nextSequence" | "customers">;
-type CustomerStore = ServiceDeps["customers"];
+export type CustomerDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence"> & { customers: CustomerStore };
+type Deps = CustomerDeps;
 
 export function toCustomerResource(row: CustomerRow): CustomerResource {
   return {

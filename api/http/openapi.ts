@@ -109,6 +109,8 @@ function parameters(schema: TSchema | undefined, where: "path" | "query"): Json[
 export interface OpenApiInfo {
   version: string;
   serverUrl: string;
+  /** Each tag's description (the resources' own, from `api/features.ts`). */
+  tags: readonly { name: string; description: string }[];
 }
 
 export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiInfo): Json {
@@ -209,7 +211,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
     },
     servers: [{ url: info.serverUrl, description: "This server" }],
     security: [{ bearerAuth: [] }],
-    tags: tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    tags: tags.map((name) => ({ name, description: info.tags.find((t) => t.name === name)?.description ?? name })),
     paths,
     components: {
       schemas: components,
@@ -220,9 +222,3 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
   };
 }
 
-const TAG_DESCRIPTIONS: Record<string, string> = {
-  Customers: "The accounts being onboarded.",
-  Contacts: "People attached to one customer.",
-  Onboardings: "Engagements that move through ordered phases and carry a health state.",
-  Meta: "Identity, health and this document.",
-};

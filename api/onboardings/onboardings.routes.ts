@@ -1,4 +1,3 @@
-import type { ServiceDeps } from "../deps.ts";
 import { exampleOnboarding, listOf } from "../examples.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
@@ -17,13 +16,14 @@ import {
   getOnboarding,
   listOnboardings,
   updateOnboarding,
+  type OnboardingDeps,
 } from "./onboardings.service.ts";
 
 const tag = "Onboardings";
 const page = { status: 200, description: "A page of onboardings.", schema: OnboardingList, example: listOf(exampleOnboarding) } as const;
 const one = (description: string) => ({ status: 200, description, schema: Onboarding, example: exampleOnboarding }) as const;
 
-export const onboardingRoutes = (deps: ServiceDeps): RouteDef[] => [
+export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => [
   defineRoute({
     method: "GET",
     path: "/api/v1/onboardings",

@@ -6,7 +6,9 @@ import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import { findCustomer } from "../customers/customers.service.ts";
-import type { ServiceDeps } from "../deps.ts";
+import type { CoreDeps } from "../deps.ts";
+import type { CustomerStore } from "../customers/customers.store.ts";
+import type { OnboardingStore } from "./onboardings.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import type {
@@ -17,7 +19,8 @@ import type {
 } from "./onboardings.schema.ts";
 import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
 
-type Deps = Pick<ServiceDeps, "transaction" | "clock" | "nextSequence" | "customers" | "onboardings" | "workspaces" | "outbox">;
+export type OnboardingDeps = CoreDeps & { customers: CustomerStore; onboardings: OnboardingStore };
+type Deps = OnboardingDeps;
 
 /** Request field → row column, for every field a client may set. */
 const FIELDS = {

@@ -59,3 +59,5 @@ export function createOnboardingStore(sql: Sql) {
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),
   };
 }
+
+export type OnboardingStore = ReturnType<typeof createOnboardingStore>;

@@ -1,7 +1,7 @@
 import { use, type Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import type { Actor } from "../auth/actor.ts";
-import type { ServiceDeps } from "../deps.ts";
+import type { CoreDeps } from "../deps.ts";
 
 /**
  * The side effects of a phase change, as outbox rows in the caller's transaction: always a
@@ -9,7 +9,7 @@ import type { ServiceDeps } from "../deps.ts";
  * launch automations. A test key changes data but never queues anything outbound.
  */
 export function* queuePhaseChangeEffects(
-  deps: Pick<ServiceDeps, "outbox" | "workspaces">,
+  deps: Pick<CoreDeps, "outbox" | "workspaces">,
   actor: Actor,
   before: OnboardingRow,
   after: OnboardingRow,

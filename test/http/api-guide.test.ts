@@ -5,7 +5,7 @@ import { openApiPath } from "../../api/http/route.ts";
 import { ERROR_CODES } from "../../shared/errors.ts";
 import { errorTable } from "../../scripts/error-table.ts";
 import { routeTable } from "../../api/app.ts";
-import type { ServiceDeps } from "../../api/deps.ts";
+import type { ServiceDeps } from "../../api/features.ts";
 import type { MetaDeps } from "../../api/meta/meta.routes.ts";
 
 const guide = readFileSync("docs/api.md", "utf8");
