@@ -119,7 +119,7 @@ async function measure(): Promise<void> {
     const steps: [string, number, string][] = [
       ["request id", requestId, ""],
       ["authentication", await wall((i) => run(authenticate(headers[i % headers.length]!))), "the key checked on every request, with exact revocation"],
-      ["  of which: revision read", await wall(() => stores.apiKeys.revision()), "the one-row read that makes revocation exact"],
+      ["  of which: revision read", await wall(() => run(stores.apiKeys.revision())), "the one-row read that makes revocation exact"],
       ["  of which: SHA-256", await wall((i) => hashApiKey(keys[i % keys.length]!.key)), "the cache is keyed by the key's hash, never the key"],
       ["rate limit", await wall(limited()), "the shared limit; one Redis claim per 10 requests of a key, awaited here when nothing is in hand"],
       ["key usage", await wall((i) => built.usage.record(actors[i % actors.length]!.keyId, "127.0.0.1")), ""],

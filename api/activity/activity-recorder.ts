@@ -1,6 +1,6 @@
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import type { Transaction } from "../../shared/db/database.ts";
-import { run, use, type Flow } from "../../shared/db/flow.ts";
+import { run, type Flow } from "../../shared/db/flow.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ApiStores } from "../stores.ts";

@@ -1,6 +1,6 @@
 import type { Clock } from "../../shared/clock.ts";
 import type { Database } from "../../shared/db/database.ts";
-import { run, use, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
+import { run, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
 import type { UserRole } from "../../shared/db/schema.ts";
 import type { KeyMode } from "../../shared/domain.ts";
 import { hashToken, issueInvite } from "../../shared/invites.ts";

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Clock } from "../../shared/clock.ts";
-import { run, use, type MaybePromise } from "../../shared/db/flow.ts";
+import { run, type MaybePromise } from "../../shared/db/flow.ts";
 import { hashToken, randomToken } from "../../shared/invites.ts";
 import type { ApiStores } from "../stores.ts";
 import type { SessionView } from "./admin-area.store.ts";

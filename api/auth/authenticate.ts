@@ -1,4 +1,4 @@
-import { use, type Flow } from "../../shared/db/flow.ts";
+import type { Flow } from "../../shared/db/flow.ts";
 import type { ApiStores } from "../stores.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";

@@ -1,5 +1,5 @@
 import { formatMicros } from "../../shared/clock.ts";
-import { use, type Flow } from "../../shared/db/flow.ts";
+import type { Flow } from "../../shared/db/flow.ts";
 import type { ContactRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";

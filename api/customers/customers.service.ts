@@ -1,9 +1,10 @@
 import { formatMicros } from "../../shared/clock.ts";
-import { use, type Flow } from "../../shared/db/flow.ts";
+import type { Flow } from "../../shared/db/flow.ts";
 import type { CustomerRow } from "../../shared/db/schema.ts";
 import { DomainError, notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
+import { slugTaken } from "./customers.errors.ts";
 import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { CustomerStore } from "./customers.store.ts";
@@ -54,8 +55,6 @@ function serialiseMetadata(metadata: Record<string, unknown>): string {
   return json;
 }
 
-const slugTaken = (slug: string) =>
-  new DomainError("slug_taken", `A customer with slug '${slug}' already exists.`, "slug");
 
 /** `Ünïcode & Co.` → `unicode-co`; never empty. */
 export function slugify(name: string): string {
@@ -83,9 +82,11 @@ export function* createCustomer(deps: Deps, actor: Actor, input: CreateCustomerI
   const metadata = serialiseMetadata(input.metadata ?? {});
   return yield* deps.transaction(function* () {
     const { customers } = deps;
+    // The sequence row's lock first: creates of one workspace then choose their slugs one after
+    // the other, so a generated slug never collides with a concurrent create's.
+    const seq = yield* deps.nextSequence(actor.orgId, "customer", deps.clock.nowMicros());
     if (input.slug !== undefined && (yield* customers.slugInUse(actor.orgId, input.slug))) throw slugTaken(input.slug);
     const slug = input.slug ?? (yield* uniqueSlug(customers, actor.orgId, input.name));
-    const seq = yield* deps.nextSequence(actor.orgId, "customer", deps.clock.nowMicros());
     const row = {
       id: newId("cus"),
       orgId: actor.orgId,

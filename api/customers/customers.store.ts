@@ -1,6 +1,7 @@
 import type { Flow } from "../../shared/db/flow.ts";
 import { customers, type CustomerRow } from "../../shared/db/schema.ts";
-import { rowOf, type Sql } from "../../shared/db/sql.ts";
+import { rowOf, type Params, type Sql } from "../../shared/db/sql.ts";
+import { slugTaken } from "./customers.errors.ts";
 
 /**
  * Every customer statement. The reads a change decides on lock the row for the rest of its
@@ -8,6 +9,9 @@ import { rowOf, type Sql } from "../../shared/db/sql.ts";
  * other, each deciding on what the other committed.
  */
 export function createCustomerStore(sql: Sql) {
+  // The service checks a slug is free before it writes it; two requests that both found it
+  // free are told apart by the index, and the second answers as if it had seen the first.
+  const unique = { index: "customers_slug_live_uq", table: "customers", columns: ["org_id", "slug"], error: (p: Params) => slugTaken(String(p.slug)) };
   const { columns, decode } = rowOf(customers);
   const live = "org_id = $orgId AND deleted_at IS NULL";
   const byId = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND id = $id`, { decode, lock: "update" });
@@ -21,9 +25,11 @@ export function createCustomerStore(sql: Sql) {
   const insert = sql.statement(
     `INSERT INTO customers (id, org_id, display_id, name, slug, domain, status, metadata, created_at, updated_at)
      VALUES ($id, $orgId, $displayId, $name, $slug, $domain, $status, $metadata, $createdAt, $updatedAt)`,
+    { unique },
   );
   const update = sql.statement(
     `UPDATE customers SET name = $name, slug = $slug, domain = $domain, status = $status, metadata = $metadata, updated_at = $updatedAt WHERE id = $id`,
+    { unique },
   );
   const softDelete = sql.statement(`UPDATE customers SET deleted_at = $now WHERE id = $id`);
   const softDeleteContacts = sql.statement(`UPDATE contacts SET deleted_at = $now WHERE customer_id = $id AND deleted_at IS NULL`);

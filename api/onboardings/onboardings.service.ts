@@ -1,5 +1,5 @@
 import { formatMicros, formatMicrosOrNull } from "../../shared/clock.ts";
-import { use, type Flow } from "../../shared/db/flow.ts";
+import type { Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";

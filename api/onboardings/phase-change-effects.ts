@@ -1,4 +1,4 @@
-import { use, type Flow } from "../../shared/db/flow.ts";
+import type { Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import type { Actor } from "../auth/actor.ts";
 import type { CoreDeps } from "../deps.ts";

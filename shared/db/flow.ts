@@ -1,7 +1,7 @@
 /**
  * Code that talks to the stores is written once for both engines, as a generator: every store
- * call is `yield* store.method(...)`. The SQLite adapter answers plain values and the
- * PostgreSQL adapter answers promises; `run` drives a flow synchronously for as long as every
+ * call is `yield* store.method(...)`. On SQLite a statement answers plain values, and on
+ * PostgreSQL promises; `run` drives a flow synchronously for as long as every
  * answer is a plain value, and turns asynchronous only at the first promise.
  *
  * Why not `async`/`await`: on SQLite one connection serves every request of a process, and a

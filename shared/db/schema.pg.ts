@@ -1,4 +1,4 @@
-// The PostgreSQL twin of schema.ts: the same tables, columns, nullability and indexes
+// The PostgreSQL counterpart of schema.ts: the same tables, columns, nullability and indexes
 // (test/db/schema-parity.test.ts compares them), with PostgreSQL's own types: microsecond
 // timestamps as bigint, flags as boolean, SQLite's AUTOINCREMENT as an identity column.
 // Migrations: drizzle/postgres/ (`npm run db:generate`).

@@ -43,10 +43,34 @@ export interface Statement<R> {
  */
 export type Lock = "update" | "skip-locked";
 
+/**
+ * A unique index whose refusal of a write is a domain answer, not a failure: two requests that
+ * decided, each in its own transaction, that a value was free (a slug) both write it, and the
+ * index refuses the second. Both engines name the index differently (PostgreSQL by its name,
+ * SQLite by its table's columns), so both are given.
+ */
+export interface UniqueIndex {
+  index: string;
+  table: string;
+  columns: readonly string[];
+  /** The error to throw instead, from the statement's parameters. */
+  error: (params: Params) => Error;
+}
+
 export interface StatementOptions<R> {
-  /** Turns a row as the driver returns it into the store's row (see `rowOf`, `decoder`). */
-  decode?: (row: Record<string, unknown>) => R;
+  /** How a row as the driver returns it becomes the store's row (see `rowOf`, `decoder`). */
+  decode?: Decoder<R>;
   lock?: Lock;
+  unique?: UniqueIndex;
+}
+
+/** The statement's own error for a refusal by its unique index, or the driver's error unchanged. */
+function refusedBy(unique: UniqueIndex | undefined, error: unknown, params: Params): unknown {
+  if (!unique) return error;
+  const e = error as { code?: unknown; errno?: unknown; constraint?: unknown; message?: unknown };
+  const sqlite = e.code === "SQLITE_CONSTRAINT_UNIQUE" && String(e.message).includes(unique.columns.map((c) => `${unique.table}.${c}`).join(", "));
+  const postgres = e.errno === "23505" && e.constraint === unique.index;
+  return sqlite || postgres ? unique.error(params) : error;
 }
 
 export interface Sql {
@@ -91,20 +115,36 @@ export const isWrite = (text: string): boolean => /^\s*(?:WITH\b[\s\S]*?\)\s*)?(
 type Kind = "number" | "boolean" | "text";
 
 /**
- * A decoder for rows whose fields are named in `kinds`: PostgreSQL returns `bigint` as text and
- * SQLite returns flags as 0/1; the row a store answers has numbers and booleans on both.
+ * Which fields of a row are numbers and which are flags: PostgreSQL returns `bigint` as text
+ * and SQLite returns flags as 0/1, and the row a store answers has numbers and booleans on both.
+ * Each adapter compiles only its own conversion (`convertFor`): on SQLite the flags, on
+ * PostgreSQL the numbers; a row with nothing to convert is returned as the driver gave it.
  */
-export function decoder<R>(kinds: Record<string, Kind>): (row: Record<string, unknown>) => R {
-  const numbers = Object.keys(kinds).filter((k) => kinds[k] === "number");
-  const booleans = Object.keys(kinds).filter((k) => kinds[k] === "boolean");
+export interface Decoder<R> {
+  readonly kinds: Readonly<Record<string, Kind>>;
+  /** Carries the row type only. */
+  readonly row?: R;
+}
+
+export const decoder = <R>(kinds: Record<string, Kind>): Decoder<R> => ({ kinds });
+
+function convertFor<R>(engine: Sql["engine"], decode: Decoder<R> | undefined): ((row: Record<string, unknown>) => R) | undefined {
+  if (!decode) return undefined;
+  const fields = Object.keys(decode.kinds).filter((k) => decode.kinds[k] === (engine === "sqlite" ? "boolean" : "number"));
+  if (fields.length === 0) return undefined;
+  if (engine === "sqlite") {
+    return (row) => {
+      for (const key of fields) {
+        const value = row[key];
+        if (value !== null) row[key] = value === 1;
+      }
+      return row as R;
+    };
+  }
   return (row) => {
-    for (const key of numbers) {
+    for (const key of fields) {
       const value = row[key];
       if (typeof value === "string") row[key] = Number(value);
-    }
-    for (const key of booleans) {
-      const value = row[key];
-      if (value !== null && value !== undefined) row[key] = value === true || value === 1;
     }
     return row as R;
   };
@@ -122,7 +162,7 @@ const KIND_OF_COLUMN: Record<string, Kind> = {
  * so a renamed column fails here and in the type check) and the decoder of its values.
  * `alias` prefixes each column for joins (`o."org_id" AS "orgId"`).
  */
-export function rowOf<T extends Table>(table: T, alias?: string): { columns: string; decode: (row: Record<string, unknown>) => InferSelectModel<T> } {
+export function rowOf<T extends Table>(table: T, alias?: string): { columns: string; decode: Decoder<InferSelectModel<T>> } {
   const entries = Object.entries(getTableColumns(table));
   const prefix = alias ? `${alias}.` : "";
   const columns = entries.map(([key, column]) => `${prefix}"${column.name}" AS "${key}"`).join(", ");
@@ -168,19 +208,29 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
       const sqliteText = text.replaceAll('COLLATE "C"', "COLLATE BINARY");
       let prepared: SqliteStatement | undefined;
       const statement = () => (prepared ??= connection.prepare(sqliteText));
-      const decode = options.decode;
+      const decode = convertFor("sqlite", options.decode);
       const writing = isWrite(text);
       const all = (params: Params = {}): R[] => {
         const rows = statement().all(params as never) as Record<string, unknown>[];
         if (writing) writes.count += rows.length;
         return decode ? rows.map(decode) : (rows as R[]);
       };
+      const get = (params: Params = {}): R | undefined => {
+        if (writing) return all(params)[0];
+        const row = statement().get(params as never) as Record<string, unknown> | null;
+        return row === null ? undefined : decode ? decode(row) : (row as R);
+      };
       return {
         all: (params) => step(() => all(params)),
-        get: (params) => step(() => all(params)[0]),
+        get: (params) => step(() => get(params)),
         run: (params = {}) =>
           step(() => {
-            const changes = statement().run(params as never).changes;
+            let changes: number;
+            try {
+              changes = statement().run(params as never).changes;
+            } catch (error) {
+              throw refusedBy(options.unique, error, params);
+            }
             if (writing) writes.count += changes;
             return changes;
           }),
@@ -237,13 +287,13 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
       const plain = numberParameters(text);
       const locked = options.lock ? plain.text + LOCK_CLAUSE[options.lock] : plain.text;
-      const decode = options.decode;
+      const decode = convertFor("postgres", options.decode);
       const writing = isWrite(text);
       const values = (params: Params) => plain.names.map((name) => params[name] ?? null);
 
       const execute = async (params: Params = {}): Promise<Record<string, unknown>[] & { count: number }> => {
         const open = context();
-        if (!open) return pool.unsafe(plain.text, values(params));
+        if (!open) return pool.unsafe(plain.text, values(params)).catch((error: unknown) => Promise.reject(refusedBy(options.unique, error, params)));
         const { state } = open;
         if (state.abandoned) throw state.abandoned;
         const query = open.executor.unsafe(locked, values(params));
@@ -252,6 +302,8 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
           const result = await query;
           if (writing) state.writes.count += result.count;
           return result;
+        } catch (error) {
+          throw refusedBy(options.unique, error, params);
         } finally {
           if (state.running === query) state.running = null;
         }

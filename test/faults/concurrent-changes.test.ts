@@ -56,4 +56,23 @@ describe("identical changes at the same moment apply once", () => {
     running.push(second);
     await racePatches(first, second, await onboardingsOf(first));
   });
+
+  test("one slug asked for by ten creates and ten renames at once: one gets it, every other answers 409 slug_taken, none 500", async () => {
+    const first = await startApiProcess();
+    running.push(first);
+    const second = await startApiProcess({ beside: first });
+    running.push(second);
+    const post = (api: ApiProcess, body: unknown) => fetch(`${api.base}/api/v1/customers`, { method: "POST", headers: api.headers, body: JSON.stringify(body) });
+    const others = await Promise.all(Array.from({ length: 10 }, (_, i) => post(first, { name: `Other ${i}` }).then((r) => r.json() as Promise<{ id: string }>)));
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => post(i % 2 ? first : second, { name: `Wanted ${i}`, slug: "wanted" })),
+      ...others.map((c, i) =>
+        fetch(`${(i % 2 ? first : second).base}/api/v1/customers/${c.id}`, { method: "PATCH", headers: first.headers, body: JSON.stringify({ slug: "wanted" }) }),
+      ),
+    ]);
+    const outcomes = await Promise.all(answers.map(async (r) => (r.ok ? String(r.status) : `${r.status} ${((await r.json()) as { error: { code: string } }).error.code}`)));
+    expect(outcomes.filter((o) => o === "201" || o === "200")).toHaveLength(1);
+    expect(outcomes.filter((o) => o !== "201" && o !== "200")).toEqual(Array.from({ length: 19 }, () => "409 slug_taken"));
+    expect(await first.database.count("customers", "slug = ? AND deleted_at IS NULL", "wanted")).toBe(1);
+  });
 });

@@ -1,4 +1,4 @@
-import { run, use, type Flow } from "../../shared/db/flow.ts";
+import { run, type Flow } from "../../shared/db/flow.ts";
 import type { Mailer } from "../mailer.ts";
 import type { Waiting } from "../outbound.store.ts";
 import { csmSlackUser, type OutboundDeps } from "../outbound/helpers.ts";
