@@ -12,7 +12,7 @@ import { CopyRefused, copySqliteToPostgres } from "../shared/db/copy.store.ts";
 import type { Database } from "../shared/db/database.ts";
 import { run, type Flow } from "../shared/db/flow.ts";
 import { closePostgres, openPostgres, type PgDb } from "../shared/db/postgres.ts";
-import { listDeliveries, listTimeline } from "./reports.ts";
+import { listActivity, listDeliveries, listTimeline } from "./reports.ts";
 import { DatabaseUnreachable, openConfiguredDatabase } from "../shared/db/open.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
 import type { RateLimitTier } from "../shared/domain.ts";
@@ -45,6 +45,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   user list --workspace SLUG
   timeline list --workspace SLUG --customer REF
   effects list --workspace SLUG [--onboarding REF]
+  activity list --workspace SLUG [--limit N]   newest first (default 50); "repeat" counts a key's refusals in one second
   db copy --to postgres://…   copy this SQLite database into an empty PostgreSQL one
 
 (\`org\` and \`--org\` are accepted as older spellings of \`workspace\` and \`--workspace\`.)
@@ -215,6 +216,12 @@ const COMMANDS: Record<string, (database: Database, flags: Flags, context: Conte
     const data = yield* listTimeline(database, required(flags, "workspace"), required(flags, "customer"));
     return { json: { object: "list", data }, text: table(data, ["at", "kind", "onboarding_id", "from", "to", "actor"]) };
   },
+  "activity list": function* (database, flags) {
+    const limit = flags.limit === undefined ? 50 : Number(flags.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new OperatorError("--limit must be a whole number from 1 to 10000.");
+    const data = (yield* listActivity(database, required(flags, "workspace"), limit)).map(({ repeat_count, ...rest }) => ({ ...rest, repeat: repeat_count }));
+    return { json: { object: "list", data }, text: table(data, ["at", "actor", "method", "route", "status", "repeat", "address", "duration_ms"]) };
+  },
   "effects list": function* (database, flags) {
     const data = yield* listDeliveries(database, required(flags, "workspace"), flags.onboarding as string | undefined);
     return { json: { object: "list", data }, text: table(data, ["created_at", "kind", "onboarding_id", "target", "status", "attempts", "detail"]) };
@@ -278,6 +285,7 @@ async function main(argv: string[]): Promise<number> {
         "launch-recap": { type: "string" },
         role: { type: "string" },
         to: { type: "string" },
+        limit: { type: "string" },
       },
     });
   } catch (error) {

@@ -19,7 +19,16 @@ export function createReportsStore(sql: Sql) {
      WHERE org_id = $orgId AND (CAST($onboardingId AS TEXT) IS NULL OR onboarding_id = $onboardingId) ORDER BY created_at DESC`,
     { decode: decoder({ created_at: "number", updated_at: "number" }) },
   );
+  const activityOf = sql.statement<{
+    request_id: string; actor: string; method: string; route: string; status: number; repeat_count: number; address: string | null; duration_ms: number; at: number;
+  }>(
+    `SELECT request_id, actor, method, route, status, repeat_count, address, duration_ms, at FROM activity_entries
+     WHERE org_id = $orgId ORDER BY at DESC LIMIT $limit`,
+    { decode: decoder({ at: "number" }) },
+  );
   return {
+    /** A workspace's newest activity entries. */
+    activityOf: (orgId: string, limit: number) => activityOf.all({ orgId, limit }),
     /** A customer's or onboarding's id from its `id` or, when made only of digits, its `display_id`. */
     *idByRef(table: "customers" | "onboardings", orgId: string, ref: string): Flow<string | undefined> {
       const row = /^\d{1,15}$/.test(ref) ? yield* byRef[table].displayId.get({ orgId, ref: Number(ref) }) : yield* byRef[table].id.get({ orgId, ref });

@@ -1,6 +1,6 @@
 import { formatMicros } from "../shared/clock.ts";
 import type { Database } from "../shared/db/database.ts";
-import { use, type Flow } from "../shared/db/flow.ts";
+import type { Flow } from "../shared/db/flow.ts";
 import { findWorkspace, OperatorError } from "../shared/workspaces.ts";
 import { adminStores } from "./stores.ts";
 
@@ -30,4 +30,11 @@ export function* listDeliveries(database: Database, workspaceSlug: string, onboa
   const onboardingId = onboardingRef === undefined ? null : yield* resolveRef(database, "onboardings", org.id, onboardingRef);
   const rows = yield* adminStores(database).reports.deliveriesOf(org.id, onboardingId);
   return rows.map((r) => ({ object: "delivery", ...r, created_at: formatMicros(r.created_at), updated_at: formatMicros(r.updated_at) }));
+}
+
+/** A workspace's activity entries, newest first, at most `limit`; a key's refusals within one second are one entry. */
+export function* listActivity(database: Database, workspaceSlug: string, limit: number) {
+  const org = yield* findWorkspace(database, workspaceSlug);
+  const rows = yield* adminStores(database).reports.activityOf(org.id, limit);
+  return rows.map((r) => ({ object: "activity_entry", ...r, at: formatMicros(r.at) }));
 }

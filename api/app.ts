@@ -136,7 +136,6 @@ export async function createApp(infra: AppInfrastructure) {
     transaction: requestTransaction,
     store: stores.activity,
     writes: database.writes,
-    outbox: stores.outbox,
     logger,
     nowMicros: () => clock.nowMicros(),
   });

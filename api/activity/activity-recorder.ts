@@ -10,7 +10,6 @@ export interface ActivityRecorderOptions {
   store: ApiStores["activity"];
   /** Rows the open transaction has written so far (`Database.writes`). */
   writes: () => number;
-  outbox: ApiStores["outbox"];
   logger: Logger;
   nowMicros: () => number;
   flushMs?: number;
@@ -19,13 +18,22 @@ export interface ActivityRecorderOptions {
   maxHeld?: number;
 }
 
+/** The status whose entries collapse: a key's refusals within one second are one entry. */
+const RATE_LIMITED = 429;
+const MICROS_PER_SECOND = 1_000_000;
+
 /**
- * Activity entries for every authenticated call. A call that changed data writes its entry
- * in the change's own transaction (`recordWithChange`), so no crash can separate the two.
- * Every other call's entry gathers in memory and leaves as one outbox row per flush (every
- * 50 ms or 500 entries), which the relay hands to the `records` queue: the database, not
- * Redis, holds them from then on. What a SIGKILL can lose is what is in memory: at most the
- * last 50 ms of read calls' entries.
+ * Activity entries for every authenticated call, each written once, straight into its table.
+ * A call that changed data writes its entry in the change's own transaction
+ * (`recordWithChange`), so no crash can separate the two. Every other call's entry gathers in
+ * memory and is written by the next flush (every 50 ms or 500 entries), one multi-row INSERT per
+ * 64 entries in one transaction. What a SIGKILL can lose is what is in memory: at most the last
+ * 50 ms of read calls' entries (and the refusals of the second under way).
+ *
+ * Refusals cannot fill the disk: the 429s of one key within one second of the clock become one
+ * entry, the first refusal's, with `repeat_count` the number of refusals. It is written once its
+ * second is over (or at shutdown), so a key hammering at full speed leaves one row a second per
+ * API process instead of thousands.
  */
 export function createActivityRecorder(options: ActivityRecorderOptions) {
   const flushMs = options.flushMs ?? 50;
@@ -33,22 +41,37 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   const maxHeld = options.maxHeld ?? 50_000;
   const { store } = options;
   let buffer: ActivityEntry[] = [];
+  /** This second's refusals per key, not yet written (key id → the entry that stands for them). */
+  let refusals = new Map<string, ActivityEntry & { repeat_count: number }>();
+  let refusalSecond = -1;
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** A flush still waiting on PostgreSQL, for `drain`. */
   let writing: Promise<void> | undefined;
 
-  function flush(): void {
+  /** Moves refusals of seconds that are over (all of them with `all`) into the buffer. */
+  function closeRefusals(all: boolean): void {
+    if (refusals.size === 0) return;
+    if (!all && Math.floor(options.nowMicros() / MICROS_PER_SECOND) === refusalSecond) return;
+    for (const entry of refusals.values()) buffer.push(entry);
+    refusals = new Map();
+  }
+
+  function schedule(): void {
+    timer ??= setTimeout(flush, flushMs);
+  }
+
+  function flush(all = false): void {
     clearTimeout(timer);
     timer = undefined;
+    closeRefusals(all);
+    if (refusals.size > 0) schedule(); // this second's refusals wait for it to end
     if (buffer.length === 0) return;
     const entries = buffer;
     buffer = [];
     try {
       const written = run(
         options.transaction(function* () {
-          for (let i = 0; i < entries.length; i += maxBatch) {
-            yield* options.outbox.add(null, "records", "activity.batch", { entries: entries.slice(i, i + maxBatch) }, options.nowMicros());
-          }
+          for (let i = 0; i < entries.length; i += maxBatch) yield* store.insertMany(entries.slice(i, i + maxBatch));
         }),
       );
       if (written instanceof Promise) {
@@ -81,11 +104,25 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
     timer = setTimeout(flush, flushMs);
   }
 
+  /** Counts a refusal into its key's entry of this second. */
+  function refused(entry: ActivityEntry): void {
+    const second = Math.floor(entry.at / MICROS_PER_SECOND);
+    if (second !== refusalSecond) {
+      closeRefusals(true);
+      refusalSecond = second;
+    }
+    const standing = refusals.get(entry.key_id);
+    if (standing) standing.repeat_count += 1;
+    else refusals.set(entry.key_id, { ...entry, repeat_count: 1 });
+    schedule();
+  }
+
   return {
     record(entry: ActivityEntry): void {
+      if (entry.status === RATE_LIMITED) return refused(entry);
       buffer.push(entry);
       if (buffer.length >= maxBatch) flush();
-      else timer ??= setTimeout(flush, flushMs);
+      else schedule();
     },
     /**
      * Runs `change` (inside the transaction that makes it) and, when it wrote anything, the
@@ -102,10 +139,10 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
       yield* store.insert(entry(result));
       return { result, written: true };
     },
-    flush,
-    /** Writes what is buffered (shutdown). */
+    flush: () => flush(),
+    /** Writes everything held, this second's refusals included (shutdown). */
     async drain(): Promise<void> {
-      flush();
+      flush(true);
       await writing;
     },
   };

@@ -68,6 +68,8 @@ export interface ActivityView {
   address: string | null;
   durationMs: number;
   at: number;
+  /** Calls the entry stands for: a key's refusals within one second are one entry. */
+  repeatCount: number;
 }
 
 export interface AuditEntry {
@@ -161,7 +163,8 @@ export function createAdminAreaStore(sql: Sql) {
     { decode: n("createdAt", "updatedAt") },
   );
   const activityPage = sql.statement<ActivityView>(
-    `SELECT request_id AS "requestId", key_id AS "keyId", actor, method, route, status, address, duration_ms AS "durationMs", at
+    `SELECT request_id AS "requestId", key_id AS "keyId", actor, method, route, status, address, duration_ms AS "durationMs", at,
+            repeat_count AS "repeatCount"
      FROM activity_entries
      WHERE org_id = $orgId AND (CAST($keyId AS TEXT) IS NULL OR key_id = $keyId)
        AND (CAST($beforeAt AS BIGINT) IS NULL OR at < $beforeAt OR (at = $beforeAt AND request_id COLLATE "C" < $beforeId))

@@ -2,8 +2,8 @@ import type { ActivityEntry } from "../jobs/catalog.ts";
 import type { Flow } from "./flow.ts";
 import type { Sql } from "./sql.ts";
 
-const COLUMNS = ["request_id", "org_id", "key_id", "actor", "method", "route", "status", "address", "duration_ms", "at"] as const;
-const FIELDS = ["request_id", "org_id", "key_id", "actor", "method", "route", "status", "address", "duration_ms", "at"] as const satisfies readonly (keyof ActivityEntry)[];
+/** The table's columns, named as the entry's fields. */
+const FIELDS = ["request_id", "org_id", "key_id", "actor", "method", "route", "status", "address", "duration_ms", "at", "repeat_count"] as const satisfies readonly (keyof ActivityEntry)[];
 /** Rows per statement of a batch: a batch of N entries is written in chunks of these sizes (at most 7 statements to prepare). */
 const CHUNKS = [64, 32, 16, 8, 4, 2, 1];
 
@@ -17,7 +17,7 @@ export function createActivityStore(sql: Sql) {
   const inserts = new Map(
     CHUNKS.map((size) => {
       const rows = Array.from({ length: size }, (_, i) => `(${FIELDS.map((f) => `$${f}_${i}`).join(", ")})`);
-      return [size, sql.statement(`INSERT INTO activity_entries (${COLUMNS.join(", ")}) VALUES ${rows.join(", ")} ON CONFLICT (request_id) DO NOTHING`)];
+      return [size, sql.statement(`INSERT INTO activity_entries (${FIELDS.join(", ")}) VALUES ${rows.join(", ")} ON CONFLICT (request_id) DO NOTHING`)];
     }),
   );
   const one = inserts.get(1)!;
@@ -26,6 +26,7 @@ export function createActivityStore(sql: Sql) {
     for (let i = 0; i < size; i++) {
       const entry = entries[from + i]!;
       for (const field of FIELDS) out[`${field}_${i}`] = entry[field];
+      out[`repeat_count_${i}`] = entry.repeat_count ?? 1;
     }
     return out;
   };

@@ -279,6 +279,8 @@ export const activityEntries = sqliteTable(
     address: text("address"),
     durationMs: real("duration_ms").notNull(),
     at: micros("at").notNull(),
+    /** Calls this entry stands for: 429 refusals of one key within one second are one entry. */
+    repeatCount: integer("repeat_count").notNull().default(1),
   },
   (t) => [index("activity_org_idx").on(t.orgId, t.at)],
 );

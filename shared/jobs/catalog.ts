@@ -30,6 +30,8 @@ const activityEntry = Type.Object({
   address: Type.Union([Type.String(), Type.Null()]),
   duration_ms: Type.Number(),
   at: when,
+  /** Calls the entry stands for (refusals of one key within one second); 1 when absent. */
+  repeat_count: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 
 const reminder = {

@@ -175,7 +175,12 @@ describe("/admin/deliveries, /admin/activity, /admin/audit", () => {
     await insert(acmeOrg, t.keyIds.live, "req_live");
     await insert(acmeOrg, t.keyIds.test, "req_test");
     await insert(globexOrg, t.keyIds.other, "req_other");
+    await t.query(
+      "INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at, repeat_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "req_refused", acmeOrg, t.keyIds.live, "k", "GET", "/api/v1/req_refused", 429, "10.0.0.1", 0.1, 6_000_000, 318,
+    );
     const all = await ada.get("/admin/activity");
+    expect(all.text).toContain('<td class="num" data-testid="repeat-count">318</td>');
     expect(all.text).toContain("/api/v1/req_live");
     expect(all.text).toContain("/api/v1/req_test");
     expect(all.text).not.toContain("req_other");

@@ -149,6 +149,25 @@ describe("workspace settings, users and reports", () => {
     expect(admin("effects", "list", "--workspace", "acme", "--json").json()).toEqual({ object: "list", data: [] });
     expect(admin("timeline", "list", "--workspace", "acme", "--customer", "1", "--json").stderr).toContain("No customer '1'");
   });
+
+  test("activity list shows a workspace's entries newest first, a key's refusals in one second as one entry with its count", () => {
+    const { Database } = require("bun:sqlite");
+    const db = new Database(join(dir, "admin.sqlite"));
+    const org = (db.query("SELECT id FROM organizations WHERE slug = 'acme'").get() as { id: string }).id;
+    const insert = db.query(
+      "INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at, repeat_count) VALUES (?, ?, 'key_x', 'hammer', 'GET', '/api/v1/me', ?, NULL, 0.2, ?, ?)",
+    );
+    insert.run("req_cli_served", org, 200, 1_795_000_000_000_000, 1);
+    insert.run("req_cli_refused", org, 429, 1_795_000_001_000_000, 417);
+    db.close();
+    const listed = admin("activity", "list", "--workspace", "acme", "--json").json();
+    expect(listed.data.map((e: { request_id: string; status: number; repeat: number }) => [e.request_id, e.status, e.repeat])).toEqual([
+      ["req_cli_refused", 429, 417],
+      ["req_cli_served", 200, 1],
+    ]);
+    expect(admin("activity", "list", "--workspace", "acme").stdout).toContain("417");
+    expect(admin("activity", "list", "--workspace", "acme", "--limit", "0").code).not.toBe(0);
+  });
 });
 
 const server = testPostgresUrl();

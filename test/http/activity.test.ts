@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { systemClock } from "../../shared/clock.ts";
+import { run } from "../../shared/db/flow.ts";
+import { createApiKey } from "../../shared/workspaces.ts";
 import { createTestApp, type TestApp } from "../support/test-app.ts";
 
 /**
- * Where a call's activity entry is written: with the change, in the change's own transaction,
- * when the call changed data; batched through the outbox (at most 50 ms later) otherwise.
+ * Where a call's activity entry is written, once and straight into its table: with the change,
+ * in the change's own transaction, when the call changed data; by the next flush (at most 50 ms
+ * later) otherwise. A key's refusals within one second are one entry with `repeat_count`.
  */
 let t: TestApp;
 beforeAll(async () => {
@@ -12,11 +16,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const entry = async (requestId: string) => (await t.query("SELECT method, status FROM activity_entries WHERE request_id = ?", requestId))[0] ?? null;
-const batched = async (requestId: string) =>
-  (await t.query<{ payload: string }>("SELECT payload FROM outbox WHERE name = 'activity.batch'")).some((row) => row.payload.includes(`"${requestId}"`));
 
 describe("activity entries", () => {
-  test("a change's entry is committed with it; a read's, a refusal's and a no-op PATCH's are batched", async () => {
+  test("a change's entry is committed with it; a read's, a refusal's and a no-op PATCH's are written by the flush, never through the outbox", async () => {
     const created = await t.call("POST", "/api/v1/customers", { body: { name: "Entries" } });
     expect(await entry(created.headers.get("request-id")!)).toEqual({ method: "POST", status: 201 });
 
@@ -29,10 +31,32 @@ describe("activity entries", () => {
       await t.call("POST", "/api/v1/customers", { body: { name: "" } }), // refused
     ];
     expect(calls.map((c) => c.status)).toEqual([200, 200, 400]);
+    const ids = calls.map((c) => c.headers.get("request-id")!);
+    expect(await Promise.all(ids.map(entry))).toEqual([null, null, null]); // not before the flush
     await t.activity.drain();
-    for (const call of calls) {
-      const id = call.headers.get("request-id")!;
-      expect({ id, inTable: await entry(id), batched: await batched(id) }).toEqual({ id, inTable: null, batched: true });
-    }
+    expect(await Promise.all(ids.map(entry))).toEqual([
+      { method: "PATCH", status: 200 },
+      { method: "GET", status: 200 },
+      { method: "POST", status: 400 },
+    ]);
+    // Written once: no activity payload waits in the outbox to be copied.
+    expect(await t.count("outbox", "name = 'activity.batch'")).toBe(0);
+  });
+
+  test("a key's 429s within one second are one entry carrying how many there were", async () => {
+    const { key } = await run(createApiKey(t.database, systemClock, { workspaceSlug: "acme", name: "hammer", mode: "live", tier: "default" }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 90; i++) statuses.push((await t.call("GET", "/api/v1/me", { key })).status);
+    const refused = statuses.filter((s) => s === 429).length;
+    expect(refused).toBe(30);
+    await t.activity.drain();
+    const rows = await t.query<{ n: number | string; calls: number | string }>(
+      "SELECT count(*) AS n, sum(repeat_count) AS calls FROM activity_entries WHERE actor = 'hammer' AND status = 429",
+    );
+    // Every refusal is counted; the rows are one per second the refusals spanned (one or two here).
+    expect(Number(rows[0]!.calls)).toBe(30);
+    expect(Number(rows[0]!.n)).toBeLessThanOrEqual(2);
+    const served = await t.count("activity_entries", "actor = 'hammer' AND status = 200");
+    expect(served).toBe(60);
   });
 });

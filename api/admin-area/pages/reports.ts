@@ -44,7 +44,7 @@ export function activityPage(session: SessionView, rows: ActivityView[], keys: K
     session,
     "/admin/activity",
     "Activity",
-    html`<p class="muted">One entry per authenticated API call, newest first.</p>
+    html`<p class="muted">One entry per authenticated API call, newest first; a key's refusals (429) within one second are one entry, with how many there were.</p>
 <form method="get" action="/admin/activity" class="inline-form">
   <div class="field"><label for="f-key">API key</label><select id="f-key" name="key">
     <option value="">All keys</option>
@@ -54,10 +54,10 @@ export function activityPage(session: SessionView, rows: ActivityView[], keys: K
 </form>
 ${table(
   "Activity",
-  ["At", "Key", "Method", "Route", "Status", "Address", "Duration"],
+  ["At", "Key", "Method", "Route", "Status", "Calls", "Address", "Duration"],
   rows.map(
     (a) => html`<tr><td>${when(a.at)}</td><td>${names.get(a.keyId) ?? a.actor}</td><td>${a.method}</td><td><code>${a.route}</code></td><td class="num">${a.status}</td>
-<td>${a.address ?? "—"}</td><td class="num">${a.durationMs.toFixed(1)} ms</td></tr>`,
+<td class="num" data-testid="repeat-count">${a.repeatCount}</td><td>${a.address ?? "—"}</td><td class="num">${a.durationMs.toFixed(1)} ms</td></tr>`,
   ),
   "No activity matches.",
 )}

@@ -1,0 +1,1 @@
+ALTER TABLE `activity_entries` ADD `repeat_count` integer DEFAULT 1 NOT NULL;
