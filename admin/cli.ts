@@ -10,9 +10,10 @@ import { ConfigError } from "../shared/errors.ts";
 import { databaseFromEnv, loadConfig, redactPassword, withStoredSecrets, type DatabaseConfig } from "../shared/config.ts";
 import { CopyRefused, copySqliteToPostgres } from "../shared/db/copy.store.ts";
 import type { Database } from "../shared/db/database.ts";
-import { run, type Flow } from "../shared/db/flow.ts";
+import { run, use, type Flow } from "../shared/db/flow.ts";
 import { closePostgres, openPostgres, type PgDb } from "../shared/db/postgres.ts";
 import { listActivity, listDeliveries, listTimeline } from "./reports.ts";
+import { pruneExpired, retentionStatus, type Lifetimes } from "../shared/retention.ts";
 import { DatabaseUnreachable, openConfiguredDatabase } from "../shared/db/open.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
 import type { RateLimitTier } from "../shared/domain.ts";
@@ -45,6 +46,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   user list --workspace SLUG
   timeline list --workspace SLUG --customer REF
   effects list --workspace SLUG [--onboarding REF]
+  retention run                prune every table's expired rows now (the worker does it every RETENTION_PRUNE_SECONDS)
+  retention status             rows, oldest row, bytes on disk and lifetime of each table that grows with traffic
   activity list --workspace SLUG [--limit N]   newest first (default 50); "repeat" counts a key's refusals in one second
   db copy --to postgres://…   copy this SQLite database into an empty PostgreSQL one
 
@@ -136,7 +139,14 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return [line(columns), ...cells.map(line)].join("\n");
 }
 
-type Context = { secretKey: string | null; publicUrl: string };
+type Context = { secretKey: string | null; publicUrl: string; lifetimes: Lifetimes };
+
+/** A lifetime as the variables write it: `90d`, `24h`, `30m`, `45s`. */
+function duration(micros: number): string {
+  const seconds = micros / 1_000_000;
+  for (const [unit, size] of [["d", 86_400], ["h", 3600], ["m", 60]] as const) if (seconds % size === 0) return `${seconds / size}${unit}`;
+  return `${seconds}s`;
+}
 
 /**
  * Every command is a flow over the configured database (shared/db/flow.ts): `run` drives it
@@ -221,6 +231,22 @@ const COMMANDS: Record<string, (database: Database, flags: Flags, context: Conte
     if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new OperatorError("--limit must be a whole number from 1 to 10000.");
     const data = (yield* listActivity(database, required(flags, "workspace"), limit)).map(({ repeat_count, ...rest }) => ({ ...rest, repeat: repeat_count }));
     return { json: { object: "list", data }, text: table(data, ["at", "actor", "method", "route", "status", "repeat", "address", "duration_ms"]) };
+  },
+  "retention run": function* (database, _flags, context) {
+    const pruned = yield* use(pruneExpired(database, context.lifetimes, systemClock.nowMicros()));
+    const total = Object.values(pruned).reduce((a, b) => a + b, 0);
+    const lines = Object.entries(pruned).map(([name, n]) => `${name.padEnd(20)} ${n}`);
+    return { json: { object: "retention_run", pruned, total }, text: `Pruned ${total} expired rows:\n${lines.join("\n")}` };
+  },
+  "retention status": function* (database, _flags, context) {
+    const data = (yield* use(retentionStatus(database, context.lifetimes))).map((t) => ({
+      table: t.table,
+      rows: t.rows,
+      oldest: formatMicrosOrNull(t.oldest),
+      bytes: t.bytes,
+      lifetime: duration(t.lifetime_micros),
+    }));
+    return { json: { object: "list", data }, text: table(data, ["table", "rows", "oldest", "bytes", "lifetime"]) };
   },
   "effects list": function* (database, flags) {
     const data = yield* listDeliveries(database, required(flags, "workspace"), flags.onboarding as string | undefined);
@@ -309,7 +335,7 @@ async function main(argv: string[]): Promise<number> {
     } else {
       const database = await openConfiguredDatabase(config.database);
       try {
-        output = await run(command!(database, values, { secretKey: config.secretKey, publicUrl: config.publicUrl }));
+        output = await run(command!(database, values, { secretKey: config.secretKey, publicUrl: config.publicUrl, lifetimes: config.lifetimes }));
       } finally {
         await database.close();
       }

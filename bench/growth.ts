@@ -3,11 +3,13 @@
  * this process over a fresh SQLite file (bench/lib/in-process.ts); N reads served (paid keys,
  * none refused), then N reads of one default-tier key past its limit (all but 60 refused), each
  * batch followed by the flush and a WAL checkpoint, and the file's bytes (page count × page
- * size) compared before and after. Prints bytes per served call and per refused call.
+ * size) compared before and after. Prints bytes per served call and per refused call, then how
+ * long each 500-row slice of pruning all those entries holds SQLite's write lock.
  */
 import { createApiKey } from "../shared/workspaces.ts";
 import { systemClock } from "../shared/clock.ts";
 import { run } from "../shared/db/flow.ts";
+import { createRetentionStore } from "../shared/db/retention.store.ts";
 import { startInProcessApp } from "./lib/in-process.ts";
 
 const count = Number(process.argv.find((a) => a.startsWith("--count="))?.slice(8) ?? 20_000);
@@ -48,6 +50,17 @@ try {
   console.log(`served:  ${JSON.stringify(served)}  ${((afterServed - start) / count).toFixed(0)} bytes per call`);
   console.log(`refused: ${JSON.stringify(refusedStatuses)}  ${((afterRefused - afterServed) / count).toFixed(1)} bytes per call (of which ${refused} refused)`);
   console.log(`activity rows: ${JSON.stringify(rows)}`);
+  // Pruning all of it, as the worker would once ACTIVITY_RETENTION passed: time per slice of 500.
+  const slices: number[] = [];
+  const store = createRetentionStore(app.database.sql);
+  for (;;) {
+    const started = performance.now();
+    const deleted = run(store.pruneSlice("activity_entries", Number.MAX_SAFE_INTEGER, 500)) as number;
+    slices.push(performance.now() - started);
+    if (deleted < 500) break;
+  }
+  slices.sort((a, b) => a - b);
+  console.log(`pruning: ${slices.length} slices of 500 entries, median ${slices[slices.length >> 1]!.toFixed(2)} ms, longest ${slices[slices.length - 1]!.toFixed(2)} ms (SQLite's write lock held for each)`);
 } finally {
   await app.close();
 }

@@ -17,6 +17,7 @@ const ENGINE_NEUTRAL = [
   "test/admin-area",
   "test/admin/cli.test.ts",
   "test/db/transactions.test.ts",
+  "test/db/retention.test.ts",
   "test/ops/api-process.test.ts",
   "test/faults/redis-data-loss.test.ts",
   "test/faults/api-kill.test.ts",

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "./errors.ts";
+import { lifetimesFrom, type Lifetimes } from "./retention.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -31,6 +32,10 @@ export interface Config {
   /** How long a job's lock lasts: a worker dead for this long has its jobs handed to another. */
   workerLockSeconds: number;
   reminderScanSeconds: number;
+  /** How long each table that grows with traffic keeps its rows (shared/retention.ts). */
+  lifetimes: Lifetimes;
+  /** Seconds between the worker's pruning runs. */
+  retentionPruneSeconds: number;
   /** How long an API request may wait, without blocking, for SQLite's write lock before it answers 503. */
   databaseBusyTimeoutMs: number;
   /** How long the API waits for any one Redis command before falling back (rate limits) or backing off (relay). */
@@ -192,6 +197,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     workerLockSeconds: positiveInt(env, "WORKER_LOCK_SECONDS", 30, 3600),
     reminderScanSeconds: positiveInt(env, "REMINDER_SCAN_SECONDS", 60, 86_400),
+    lifetimes: lifetimesFrom(env),
+    retentionPruneSeconds: positiveInt(env, "RETENTION_PRUNE_SECONDS", 600, 86_400),
     databaseBusyTimeoutMs: positiveInt(env, "DATABASE_BUSY_TIMEOUT_MS", 3000, 60_000),
     redisCommandTimeoutMs: positiveInt(env, "REDIS_COMMAND_TIMEOUT_MS", 500, 10_000),
     httpIdleTimeoutSeconds: positiveInt(env, "HTTP_IDLE_TIMEOUT_SECONDS", 10, 255),

@@ -26,6 +26,8 @@ const worker = createWorker({
   mailFrom: config.mailFrom,
   concurrency: config.workerConcurrency,
   reminderScanSeconds: config.reminderScanSeconds,
+  lifetimes: config.lifetimes,
+  retentionPruneSeconds: config.retentionPruneSeconds,
   lockDurationMs: config.workerLockSeconds * 1000,
 });
 await worker.ready();

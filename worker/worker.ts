@@ -9,6 +9,7 @@ import type { Database } from "../shared/db/database.ts";
 import { JOBS, payloadInOutbox, type QueueName } from "../shared/jobs/catalog.ts";
 import { closeQueues, createQueues, isConnectionError } from "../shared/jobs/queues.ts";
 import type { Logger } from "../shared/logger.ts";
+import { lifetimesFrom, pruneExpired, type Lifetimes } from "../shared/retention.ts";
 import { outboxIdOf } from "../shared/db/outbox.store.ts";
 import { createDeliveries } from "./deliveries.ts";
 import { launchHandlers } from "./handlers/launch-automations.ts";
@@ -33,6 +34,10 @@ export interface WorkerInfrastructure {
   concurrency: { records: number; outbound: number };
   /** Seconds between reminder scans; null runs no scheduler (another worker does, or a test calls `scanReminders`). */
   reminderScanSeconds: number | null;
+  /** How long each table keeps its rows; the contract's defaults when absent. */
+  lifetimes?: Lifetimes;
+  /** Seconds between pruning runs; null (or absent) runs no scheduler (another worker does, or a test prunes). */
+  retentionPruneSeconds?: number | null;
   /** How long a job may run before BullMQ deems its worker dead and hands the job to another. */
   lockDurationMs?: number;
 }
@@ -58,6 +63,7 @@ const COMPLETION_BATCH = 500;
  */
 export function createWorker(infra: WorkerInfrastructure) {
   const { database, clock, logger } = infra;
+  const lifetimes: Lifetimes = infra.lifetimes ?? lifetimesFrom({});
   const stores = createWorkerStores(database);
   const queues = createQueues(infra.connection, infra.prefix);
   const deliveries = createDeliveries(stores.deliveries, clock);
@@ -68,7 +74,11 @@ export function createWorker(infra: WorkerInfrastructure) {
   const outbox = stores.outbox;
 
   const handlers: { [Q in QueueName]: QueueHandlers<Q> } = {
-    records: recordHandlers(stores.records, scanReminders),
+    records: recordHandlers(stores.records, scanReminders, async () => {
+      const pruned = await pruneExpired(database, lifetimes, clock.nowMicros());
+      logger.info("expired rows pruned", { pruned });
+      return pruned;
+    }),
     outbound: { ...launchHandlers(outboundDeps), ...reminderHandlers({ ...outboundDeps, mailer: infra.mailer }) },
   };
 
@@ -174,18 +184,24 @@ export function createWorker(infra: WorkerInfrastructure) {
     return worker;
   });
 
-  // Creating the scheduler is idempotent: it is re-ensured every minute and whenever the
-  // connection comes back, so a Redis that lost its data gets it back without a restart.
+  // Creating a scheduler is idempotent: they are re-ensured every minute and whenever the
+  // connection comes back, so a Redis that lost its data gets them back without a restart.
+  const schedules = [
+    { id: "reminders-scan", name: "reminders.scan", seconds: infra.reminderScanSeconds },
+    { id: "retention-prune", name: "retention.prune", seconds: infra.retentionPruneSeconds ?? null },
+  ] as const;
+  const anyScheduled = schedules.some((s) => s.seconds !== null);
   const ensureScheduler = async (): Promise<void> => {
-    if (infra.reminderScanSeconds === null) return;
-    await queues.records.upsertJobScheduler("reminders-scan", { every: infra.reminderScanSeconds * 1000 }, { name: "reminders.scan", data: {} });
+    for (const { id, name, seconds } of schedules) {
+      if (seconds !== null) await queues.records.upsertJobScheduler(id, { every: seconds * 1000 }, { name, data: {} });
+    }
   };
   const reensure = () =>
-    void ensureScheduler().catch((error) => logger.warn("reminder scheduler not ensured; retrying", { error: (error as Error).message }));
+    void ensureScheduler().catch((error) => logger.warn("job schedulers not ensured; retrying", { error: (error as Error).message }));
   const scheduled = ensureScheduler();
-  const schedulerTimer = infra.reminderScanSeconds === null ? undefined : setInterval(reensure, SCHEDULER_REENSURE_MS);
+  const schedulerTimer = anyScheduled ? setInterval(reensure, SCHEDULER_REENSURE_MS) : undefined;
   schedulerTimer?.unref();
-  if (infra.reminderScanSeconds !== null) infra.connection.on("ready", reensure);
+  if (anyScheduled) infra.connection.on("ready", reensure);
 
   return {
     workers,

@@ -204,6 +204,8 @@ export const outbox = sqliteTable(
     index("outbox_pending_idx").on(t.id).where(sql`relayed_at IS NULL`),
     // What the reconciler walks: handed to Redis, effect not yet recorded.
     index("outbox_unfinished_idx").on(t.id).where(sql`relayed_at IS NOT NULL AND completed_at IS NULL`),
+    // Retention: finished rows, oldest outcome first.
+    index("outbox_completed_idx").on(t.completedAt).where(sql`completed_at IS NOT NULL`),
   ],
 );
 
@@ -282,7 +284,8 @@ export const activityEntries = sqliteTable(
     /** Calls this entry stands for: 429 refusals of one key within one second are one entry. */
     repeatCount: integer("repeat_count").notNull().default(1),
   },
-  (t) => [index("activity_org_idx").on(t.orgId, t.at)],
+  // activity_at_idx: retention deletes the oldest entries first, in slices.
+  (t) => [index("activity_org_idx").on(t.orgId, t.at), index("activity_at_idx").on(t.at)],
 );
 
 export const calendarEntries = sqliteTable("calendar_entries", {
@@ -332,7 +335,12 @@ export const deliveries = sqliteTable(
     createdAt: micros("created_at").notNull(),
     updatedAt: micros("updated_at").notNull(),
   },
-  (t) => [index("deliveries_org_idx").on(t.orgId, t.createdAt), index("deliveries_onboarding_idx").on(t.onboardingId, t.createdAt)],
+  (t) => [
+    index("deliveries_org_idx").on(t.orgId, t.createdAt),
+    index("deliveries_onboarding_idx").on(t.onboardingId, t.createdAt),
+    // Retention: the oldest finished deliveries first.
+    index("deliveries_updated_idx").on(t.updatedAt),
+  ],
 );
 
 /** Reminder periods already queued, so each period of waiting sends at most one reminder. */
@@ -402,7 +410,7 @@ export const auditLog = sqliteTable(
     address: text("address"),
     at: micros("at").notNull(),
   },
-  (t) => [index("audit_log_org_idx").on(t.orgId, t.at)],
+  (t) => [index("audit_log_org_idx").on(t.orgId, t.at), index("audit_log_at_idx").on(t.at)],
 );
 
 /** Create-key forms already handled, so a resubmitted form never makes a second key. */

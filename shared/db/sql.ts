@@ -78,6 +78,11 @@ export interface Sql {
   statement<R = Record<string, unknown>>(text: string, options?: StatementOptions<R>): Statement<R>;
   /** Runs `fn` once the transaction this call runs in has committed (never if it rolls back); outside one, on the next turn. */
   afterCommit(fn: () => void): void;
+  /**
+   * What a table and its indexes take on disk, in bytes: each engine's own catalogue (SQLite's
+   * `dbstat`, PostgreSQL's `pg_total_relation_size`), the one question the common SQL cannot ask.
+   */
+  tableBytes(table: string): Flow<number>;
 }
 
 /** Rows per statement for a list of ids (`IN (…)`): a list is run in chunks of these sizes, so at most 7 statements are prepared. */
@@ -198,8 +203,16 @@ export interface WriteCounter {
 }
 
 export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): Sql {
+  let bytes: SqliteStatement | undefined;
   return {
     engine: "sqlite",
+    tableBytes: (table) =>
+      step(() => {
+        bytes ??= connection.prepare(
+          `SELECT coalesce(sum(pgsize), 0) AS bytes FROM dbstat WHERE name = $table OR name IN (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = $table)`,
+        );
+        return Number((bytes.get({ table } as never) as { bytes: number }).bytes);
+      }),
     // A SQLite transaction is synchronous: by the next turn it has committed or rolled back.
     afterCommit: (fn) => void setImmediate(fn),
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
@@ -284,6 +297,7 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
   return {
     engine: "postgres",
     afterCommit,
+    tableBytes: (table) => step(async () => Number((await pool.unsafe("SELECT pg_total_relation_size($1::regclass) AS bytes", [table]))[0]!.bytes)),
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
       const plain = numberParameters(text);
       const locked = options.lock ? plain.text + LOCK_CLAUSE[options.lock] : plain.text;

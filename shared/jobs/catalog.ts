@@ -49,6 +49,8 @@ export const JOBS = {
     "activity.batch": Type.Object({ entries: Type.Array(activityEntry, { maxItems: 1000 }) }),
     /** Finds onboardings due a reminder and queues them (run by a job scheduler). */
     "reminders.scan": Type.Object({}),
+    /** Deletes expired rows of every table that grows with traffic (shared/retention.ts). */
+    "retention.prune": Type.Object({}),
     "timeline.phase_changed": Type.Object(phaseChange),
     "phase_transition.record": Type.Object({
       ...phaseChange,

@@ -150,6 +150,28 @@ describe("workspace settings, users and reports", () => {
     expect(admin("timeline", "list", "--workspace", "acme", "--customer", "1", "--json").stderr).toContain("No customer '1'");
   });
 
+  test("retention status lists each table's rows, oldest row, bytes and lifetime; retention run prunes what is expired", () => {
+    const { Database } = require("bun:sqlite");
+    const db = new Database(join(dir, "admin.sqlite"));
+    const org = (db.query("SELECT id FROM organizations WHERE slug = 'acme'").get() as { id: string }).id;
+    db.query(
+      "INSERT INTO audit_log (org_id, actor_user_id, actor, action, target, detail, address, at) VALUES (?, NULL, 'ops', 'test.expired', NULL, NULL, NULL, 1000000)",
+    ).run(org);
+    db.close();
+    const status = admin("retention", "status", "--json").json();
+    const audit = status.data.find((row: { table: string }) => row.table === "audit_log");
+    expect(audit).toMatchObject({ table: "audit_log", rows: 1, oldest: "1970-01-01T00:00:01.000000Z", lifetime: "365d" });
+    expect(audit.bytes).toBeGreaterThan(0);
+    expect(admin("retention", "status").stdout).toContain("idempotency_keys");
+    const ran = admin("retention", "run", "--json").json();
+    expect(ran).toMatchObject({ object: "retention_run", pruned: { audit_log: 1 }, total: 1 });
+    expect(admin("retention", "run", "--json").json().total).toBe(0);
+    // A bad lifetime stops the command naming its variable.
+    const bad = Bun.spawnSync([process.execPath, "admin/cli.ts", "retention", "run"], { env: { ...env, AUDIT_RETENTION: "1y" }, stderr: "pipe" });
+    expect(bad.exitCode).not.toBe(0);
+    expect(bad.stderr.toString()).toContain("AUDIT_RETENTION must be a duration");
+  });
+
   test("activity list shows a workspace's entries newest first, a key's refusals in one second as one entry with its count", () => {
     const { Database } = require("bun:sqlite");
     const db = new Database(join(dir, "admin.sqlite"));

@@ -1,7 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../../shared/config.ts";
 
+const HOUR = 3600 * 1_000_000;
+const DAY = 24 * HOUR;
+
 describe("configuration", () => {
+  test("lifetimes: <n>s, <n>m, <n>h or <n>d; a bad one stops start-up naming its variable", () => {
+    expect(loadConfig({ ACTIVITY_RETENTION: "7d", OUTBOX_RETENTION: "90m", AUDIT_RETENTION: "45s" }).lifetimes).toMatchObject({
+      activity_entries: 7 * DAY,
+      outbox: 90 * 60 * 1_000_000,
+      audit_log: 45 * 1_000_000,
+    });
+    for (const bad of ["90", "0d", "1.5d", "-1d", "1w", "d"]) expect(() => loadConfig({ DELIVERIES_RETENTION: bad })).toThrow(/^DELIVERIES_RETENTION must be a duration/);
+  });
+
   test("defaults", () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
@@ -21,6 +33,8 @@ describe("configuration", () => {
       workerConcurrency: { records: 4, outbound: 8 },
       workerLockSeconds: 30,
       reminderScanSeconds: 60,
+      lifetimes: { activity_entries: 90 * DAY, deliveries: 90 * DAY, outbox: 24 * HOUR, audit_log: 365 * DAY, idempotency_keys: 24 * HOUR },
+      retentionPruneSeconds: 600,
       databaseBusyTimeoutMs: 3000,
       redisCommandTimeoutMs: 500,
       httpIdleTimeoutSeconds: 10,

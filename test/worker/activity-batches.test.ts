@@ -75,4 +75,12 @@ describe("activity batches", () => {
     expect(failed.attemptsMade).toBe(1);
     expect(failed.failedReason).toBe("no payload for activity.batch job outbox-987654321: it carries none and no outbox row holds it");
   });
+
+  test("the scheduled retention.prune job deletes expired entries (the lifetimes' defaults: 90 days for activity)", async () => {
+    await h.query(
+      "INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES ('req_expired', 'org_x', 'key_x', 'x', 'GET', '/x', 200, NULL, 1, 1000000)",
+    );
+    await h.t.queues.records.add("retention.prune", {});
+    await waitFor(async () => !(await recorded("req_expired")), "the expired entry to be pruned");
+  });
 });

@@ -6,7 +6,7 @@ import type { QueueHandlers } from "./types.ts";
  * The `records` queue: internal records of what happened. Every insert is keyed by the job
  * (or, for activity, by the request id), so a job that runs twice writes once.
  */
-export function recordHandlers(store: WorkerStores["records"], scanReminders: () => Promise<unknown>): QueueHandlers<"records"> {
+export function recordHandlers(store: WorkerStores["records"], scanReminders: () => Promise<unknown>, prune: () => Promise<unknown>): QueueHandlers<"records"> {
   return {
     "timeline.phase_changed": async (p, job) =>
       run(store.phaseChanged({
@@ -33,5 +33,6 @@ export function recordHandlers(store: WorkerStores["records"], scanReminders: ()
       })),
     "activity.batch": async (p) => run(store.activityBatch(p.entries)),
     "reminders.scan": () => scanReminders(),
+    "retention.prune": () => prune(),
   };
 }

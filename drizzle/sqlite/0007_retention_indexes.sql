@@ -1,0 +1,4 @@
+CREATE INDEX `activity_at_idx` ON `activity_entries` (`at`);--> statement-breakpoint
+CREATE INDEX `audit_log_at_idx` ON `audit_log` (`at`);--> statement-breakpoint
+CREATE INDEX `deliveries_updated_idx` ON `deliveries` (`updated_at`);--> statement-breakpoint
+CREATE INDEX `outbox_completed_idx` ON `outbox` (`completed_at`) WHERE completed_at IS NOT NULL;

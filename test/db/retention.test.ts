@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { lifetimesFrom, pruneExpired, retentionStatus } from "../../shared/retention.ts";
+import { createTestApp, type TestApp } from "../support/test-app.ts";
+
+/**
+ * Every table that grows with traffic keeps its rows for its lifetime, on either engine (npm
+ * test runs this on SQLite and PostgreSQL). A fake "now" drives the lifetimes: no test waits
+ * for days. A row whose effect is unfinished is never pruned, however old.
+ */
+let t: TestApp;
+let org: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  org = (await t.query<{ id: string }>("SELECT id FROM organizations WHERE slug = 'acme'"))[0]!.id;
+});
+afterAll(() => t.close());
+
+const DAY = 86_400_000_000;
+const NOW = 1_900_000_000_000_000; // the fake clock: 2030
+const lifetimes = lifetimesFrom({}); // 90 d activity and deliveries, 24 h outbox, 365 d audit, 24 h idempotency
+
+async function seed(prefix: string, at: number) {
+  await t.query(
+    "INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES (?, ?, 'key_r', 'r', 'GET', '/x', 200, NULL, 1, ?)",
+    `req_${prefix}`, org, at,
+  );
+  // Finished (relayed, outcome recorded) and unfinished (relayed, no outcome).
+  await t.query("INSERT INTO outbox (org_id, queue, name, payload, created_at, relayed_at, completed_at) VALUES (?, 'records', 'reminders.scan', ?, ?, ?, ?)", org, `{"${prefix}":"done"}`, at, at, at);
+  await t.query("INSERT INTO outbox (org_id, queue, name, payload, created_at, relayed_at, completed_at) VALUES (?, 'records', 'reminders.scan', ?, ?, ?, NULL)", org, `{"${prefix}":"open"}`, at, at);
+  for (const status of ["sent", "sending"]) {
+    await t.query(
+      "INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at) VALUES (?, ?, ?, 'onb_r', 'launch.slack_dm', NULL, ?, NULL, 1, ?, ?)",
+      `dlv_${prefix}_${status}`, `src_${prefix}_${status}`, org, status, at, at,
+    );
+  }
+  await t.query("INSERT INTO audit_log (org_id, actor_user_id, actor, action, target, detail, address, at) VALUES (?, NULL, 'ops', ?, NULL, NULL, NULL, ?)", org, `test.${prefix}`, at);
+  await t.query("INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at) VALUES ('key_r', ?, 'fp', ?, ?)", `idem_${prefix}`, at, at);
+}
+
+describe("retention", () => {
+  test("each table loses what its lifetime has passed, in slices, and keeps what is young or unfinished", async () => {
+    await seed("ancient", NOW - 400 * DAY); // past every lifetime
+    await seed("month", NOW - 30 * DAY); // past the outbox's and idempotency's only
+    await seed("fresh", NOW - 1000); // within all
+    const pruned = await pruneExpired(t.database, lifetimes, NOW, { sliceRows: 1 });
+    expect(pruned).toEqual({ activity_entries: 1, deliveries: 1, outbox: 2, audit_log: 1, idempotency_keys: 2 });
+
+    expect((await t.query<{ request_id: string }>("SELECT request_id FROM activity_entries WHERE request_id LIKE 'req_%' ORDER BY at")).map((r) => r.request_id)).toEqual([
+      "req_month",
+      "req_fresh",
+    ]);
+    // Outbox rows without an outcome stay, however old; finished ones go after 24 h.
+    expect((await t.query<{ payload: string }>("SELECT payload FROM outbox WHERE queue = 'records' AND name = 'reminders.scan' ORDER BY created_at, payload")).map((r) => r.payload)).toEqual([
+      '{"ancient":"open"}',
+      '{"month":"open"}',
+      '{"fresh":"done"}',
+      '{"fresh":"open"}',
+    ]);
+    // A delivery still sending is unfinished: never pruned.
+    expect((await t.query<{ id: string }>("SELECT id FROM deliveries ORDER BY updated_at, id")).map((r) => r.id)).toEqual([
+      "dlv_ancient_sending",
+      "dlv_month_sending",
+      "dlv_month_sent",
+      "dlv_fresh_sending",
+      "dlv_fresh_sent",
+    ]);
+    expect(await t.count("audit_log", "action LIKE 'test.%'")).toBe(2);
+    expect((await t.query<{ key: string }>("SELECT key FROM idempotency_keys WHERE api_key_id = 'key_r'")).map((r) => r.key)).toEqual(["idem_fresh"]);
+
+    // A second run finds nothing more.
+    expect(Object.values(await pruneExpired(t.database, lifetimes, NOW)).every((n) => n === 0)).toBe(true);
+  });
+
+  test("pruning beside concurrent writes, with every lifetime passed, loses none of their unfinished side effects", async () => {
+    await seed("old-under-load", NOW - 400 * DAY);
+    const customer = await t.call("POST", "/api/v1/customers", { body: { name: "Under load" } });
+    const onboarding = await t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer.body.id } });
+    const phases = ["program_design", "review"] as const;
+    const writes = (async () => {
+      for (let i = 0; i < 20; i++) {
+        const r = await t.call("PATCH", `/api/v1/onboardings/${onboarding.body.id}`, { body: { phase: phases[i % 2] } });
+        expect(r.status).toBe(200);
+      }
+    })();
+    // Far in the future, with the outbox's lifetime at 1 µs: every finished row is expired.
+    const pruning = pruneExpired(t.database, { ...lifetimes, outbox: 1 }, NOW + 1000 * DAY, { sliceRows: 1 });
+    await Promise.all([writes, pruning]);
+    // No worker runs here: each phase change's two rows are unfinished, and all are still there.
+    expect(await t.count("outbox", "payload LIKE ? AND completed_at IS NULL", `%${onboarding.body.id}%`)).toBe(40);
+  });
+
+  test("status reports rows, the oldest row and bytes on disk per table", async () => {
+    const status = await retentionStatus(t.database, lifetimes);
+    expect(status.map((s) => s.table)).toEqual(["activity_entries", "deliveries", "outbox", "audit_log", "idempotency_keys"]);
+    // The unfinished outbox rows the tests above left: counted, and the oldest one's time.
+    const outbox = status.find((s) => s.table === "outbox")!;
+    expect(outbox.rows).toBe(await t.count("outbox"));
+    expect(outbox.oldest).toBe(Number((await t.query<{ at: unknown }>("SELECT min(created_at) AS at FROM outbox"))[0]!.at));
+    expect(outbox.bytes).toBeGreaterThan(0);
+    expect(outbox.lifetime_micros).toBe(24 * 3600 * 1_000_000);
+    expect(status.find((s) => s.table === "activity_entries")!.lifetime_micros).toBe(90 * DAY);
+  });
+});
