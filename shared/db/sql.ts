@@ -12,8 +12,10 @@ import { step, type Flow } from "./flow.ts";
  *   prepared statement on the transaction's connection or the pool, and answers promises.
  *
  * The text is the common subset of the two dialects (`ON CONFLICT`, `RETURNING`, `CASE`,
- * `coalesce`, `CAST(… AS INTEGER)`); what differs lives here, declared per statement, never
- * as an `if (engine)` in a store: row locks (`lock`), and how a row's values come back (`decode`).
+ * `coalesce`, `CAST(… AS INTEGER)`, `COLLATE "C"`, which SQLite reads as `BINARY`); what
+ * differs lives here, declared per statement, never as an `if (engine)` in a store: row locks
+ * (`lock`), how a row's values come back (`decode`), which unique index's refusal is a domain
+ * answer (`unique`); and the one question the common SQL cannot ask (`tableBytes`).
  *
  * Every call answers a lazy flow (shared/db/flow.ts): the statement runs when the caller's flow
  * drives it (`yield* statement.get(…)`), not when it is called. A store call someone forgot to
@@ -178,12 +180,6 @@ export function rowOf<T extends Table>(table: T, alias?: string): { columns: str
 
 /** A column's quoted SQL name, for statement text built from the schema. */
 export const col = (column: { name: string }) => `"${column.name}"`;
-
-/** `"a", "b"` and `$a, $b` for an INSERT of a row's own keys, from the schema's columns. */
-export function insertColumns<T extends Table>(table: T, keys: readonly (keyof T["_"]["columns"] & string)[]): { names: string; values: string } {
-  const columns = getTableColumns(table) as Record<string, { name: string }>;
-  return { names: keys.map((k) => col(columns[k]!)).join(", "), values: keys.map((k) => `$${k}`).join(", ") };
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* SQLite                                                                                     */
