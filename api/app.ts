@@ -6,6 +6,7 @@ import { createGroupCommit } from "../shared/db/group-commit.ts";
 import type { Database } from "../shared/db/database.ts";
 import { run } from "../shared/db/flow.ts";
 import { withinDeadline } from "../shared/db/postgres.ts";
+import { diskFullRecently } from "../shared/db/disk-full.ts";
 import { DomainError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -146,6 +147,7 @@ export async function createApp(infra: AppInfrastructure) {
       // An answer within a second, or "not ready": a partition leaves the query waiting.
       database: async () => withinDeadline(Promise.resolve(run(stores.health.answers())), 1000).catch(() => false),
       redis: () => redisAnswers(infra.redis),
+      databaseFull: () => diskFullRecently(),
     },
     rateLimiterMode: () => limiter.mode(),
     openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl, tags: TAGS })),

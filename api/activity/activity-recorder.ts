@@ -1,4 +1,5 @@
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
+import { isDiskFull, noteDiskFull } from "../../shared/db/disk-full.ts";
 import type { Transaction } from "../../shared/db/database.ts";
 import { run, type Flow } from "../../shared/db/flow.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
@@ -87,8 +88,10 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
         writing = pending;
       }
     } catch (error) {
-      if (!isDatabaseBusy(error)) throw error;
-      hold(entries); // another process holds SQLite's write lock
+      // Another process holds SQLite's write lock, or the disk is full: kept, and tried again.
+      if (isDiskFull(error)) noteDiskFull();
+      else if (!isDatabaseBusy(error)) throw error;
+      hold(entries);
     }
   }
 

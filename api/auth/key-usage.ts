@@ -1,5 +1,6 @@
 import { run } from "../../shared/db/flow.ts";
 import type { Clock } from "../../shared/clock.ts";
+import { isDiskFull } from "../../shared/db/disk-full.ts";
 import { isDatabaseBusy } from "../../shared/db/busy.ts";
 import type { KeyUsageDelta as Usage } from "./api-keys.store.ts";
 import type { ApiStores } from "../stores.ts";
@@ -48,8 +49,8 @@ export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceK
       const written = run(store.addUsage(batch));
       return written instanceof Promise ? written.then(() => true, keep) : true;
     } catch (error) {
-      if (!isDatabaseBusy(error)) throw error;
-      return keep();
+      if (!isDatabaseBusy(error) && !isDiskFull(error)) throw error;
+      return keep(); // busy or full: the counts wait for the next flush
     }
   }
 

@@ -1,3 +1,4 @@
+import { databaseFull, isDiskFull, noteDiskFull } from "../../shared/db/disk-full.ts";
 import { databaseUnavailable, isConnectionFailure } from "../../shared/db/postgres.ts";
 import { DomainError, type ErrorCode } from "../../shared/errors.ts";
 
@@ -157,6 +158,11 @@ export function errorResponse(
   // A PostgreSQL connection lost outside a transaction (a read on the pool) is the same
   // answer as inside one: the database is away, retry shortly.
   if (!(error instanceof DomainError) && isConnectionFailure(error)) error = databaseUnavailable(error);
+  // Out of space: the transaction rolled back; a retry succeeds once space is free.
+  if (!(error instanceof DomainError) && isDiskFull(error)) {
+    noteDiskFull();
+    error = databaseFull(error);
+  }
   const known = error instanceof DomainError ? error : null;
   if (!known) onUnexpected(error);
   const code: ErrorCode = known?.code ?? "internal_error";

@@ -3,6 +3,7 @@ import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { tryOrRetryWhileBusy } from "../../shared/db/busy.ts";
 import type { Transaction } from "../../shared/db/database.ts";
 import { isFlow, run, settle, use, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
+import { noteWriteSucceeded } from "../../shared/db/disk-full.ts";
 import { withinDeadline } from "../../shared/db/postgres.ts";
 import { DomainError, describeError, errorDetail, type ErrorCode } from "../../shared/errors.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
@@ -199,6 +200,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         const leave = deps.idempotency.enter(actor.keyId, key);
         try {
           const outcome = await run(deps.idempotency.perform(actor.keyId, key, fingerprint, status, changeWithActivity));
+          noteWriteSucceeded();
           // A replay wrote nothing (even if an attempt rolled back after the change ran): its entry is recorded like a read's.
           if (outcome.kind === "replay") return { response: json(outcome.status, outcome.body, { ...headers, "idempotent-replay": "true" }), activityWritten: false };
           return { response: json(status, outcome.body, headers), activityWritten };
@@ -208,6 +210,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       }
 
       const result = await run(deps.transaction(changeWithActivity));
+      noteWriteSucceeded();
       return { response: toResponse(result, headers), activityWritten };
     }
 

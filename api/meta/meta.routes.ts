@@ -4,7 +4,7 @@ import { Health, Me, OpenApiDocument, Readiness } from "./meta.schema.ts";
 
 export interface MetaDeps {
   /** Each probe resolves true when its dependency answers. */
-  probes: { database: () => Promise<boolean>; redis: () => Promise<boolean> };
+  probes: { database: () => Promise<boolean>; redis: () => Promise<boolean>; /** A write was refused for space lately. */ databaseFull: () => boolean };
   openApiDocument: () => unknown;
   /** `per_process` while Redis is unreachable and each API process limits on its own. */
   rateLimiterMode: () => "redis" | "per_process";
@@ -69,7 +69,7 @@ export const metaRoutes = (deps: MetaDeps): RouteDef[] => [
     path: "/api/v1/health/ready",
     operationId: "getReadiness",
     summary: "Readiness",
-    description: "200 when the database and Redis answer, else 503 naming the one that failed. Needs no key.",
+    description: "200 when the database and Redis answer, else 503 naming the one that failed (`full`: the database refuses writes for want of space). Needs no key.",
     tag: "Meta",
     success: {
       status: 200,
@@ -87,10 +87,12 @@ export const metaRoutes = (deps: MetaDeps): RouteDef[] => [
     ],
     errors: [],
     handler: async () => {
-      const [database, redis] = await Promise.all([deps.probes.database(), deps.probes.redis()]);
+      const [answers, redis] = await Promise.all([deps.probes.database(), deps.probes.redis()]);
+      const full = deps.probes.databaseFull();
+      const database = answers && !full;
       const body = {
         status: database && redis ? "ready" : "unavailable",
-        checks: { database: database ? "ok" : "error", redis: redis ? "ok" : "error" },
+        checks: { database: full ? ("full" as const) : answers ? ("ok" as const) : ("error" as const), redis: redis ? "ok" : "error" },
         // With Redis silent every request falls back at once, whether or not one has yet.
         rate_limiter: redis ? deps.rateLimiterMode() : "per_process",
       };

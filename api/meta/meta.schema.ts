@@ -31,7 +31,10 @@ const check = StringEnum(["ok", "error"]);
 export const Readiness = Type.Object(
   {
     status: StringEnum(["ready", "unavailable"]),
-    checks: Type.Object({ database: check, redis: check }),
+    checks: Type.Object({
+      database: StringEnum(["ok", "error", "full"], { description: "`full` while the database refuses writes for want of space (within the last 10 s)." }),
+      redis: check,
+    }),
     rate_limiter: StringEnum(["redis", "per_process"], {
       description: "`per_process` while Redis is unreachable: each API process then limits on its own.",
     }),
