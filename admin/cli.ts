@@ -10,6 +10,7 @@ import { ConfigError } from "../shared/errors.ts";
 import { databaseFromEnv, loadConfig, redactPassword, withStoredSecrets, type DatabaseConfig } from "../shared/config.ts";
 import { CopyRefused, copySqliteToPostgres } from "../shared/db/copy.store.ts";
 import type { Database } from "../shared/db/database.ts";
+import { convertToIncrementalVacuum } from "../shared/db/client.ts";
 import { run, use, type Flow } from "../shared/db/flow.ts";
 import { closePostgres, openPostgres, type PgDb } from "../shared/db/postgres.ts";
 import { listActivity, listDeliveries, listTimeline } from "./reports.ts";
@@ -48,6 +49,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   effects list --workspace SLUG [--onboarding REF]
   retention run                prune every table's expired rows now (the worker does it every RETENTION_PRUNE_SECONDS)
   retention status             rows, oldest row, bytes on disk and lifetime of each table that grows with traffic
+  retention vacuum             SQLite made before this version: convert it once so pruning shrinks the file (one VACUUM)
   activity list --workspace SLUG [--limit N]   newest first (default 50); "repeat" counts a key's refusals in one second
   db copy --to postgres://…   copy this SQLite database into an empty PostgreSQL one
 
@@ -237,6 +239,16 @@ const COMMANDS: Record<string, (database: Database, flags: Flags, context: Conte
     const total = Object.values(pruned).reduce((a, b) => a + b, 0);
     const lines = Object.entries(pruned).map(([name, n]) => `${name.padEnd(20)} ${n}`);
     return { json: { object: "retention_run", pruned, total }, text: `Pruned ${total} expired rows:\n${lines.join("\n")}` };
+  },
+  "retention vacuum": function* (database) {
+    if (database.engine !== "sqlite") {
+      return { json: { object: "retention_vacuum", converted: false }, text: "Nothing to do: PostgreSQL's autovacuum hands freed space back by itself." };
+    }
+    const done = convertToIncrementalVacuum(database.db);
+    const text = done.converted
+      ? `Converted to incremental vacuum: ${done.bytesBefore} bytes before, ${done.bytesAfter} after. Pruning now hands freed pages back to the file system.`
+      : "Already incremental: pruning hands freed pages back to the file system.";
+    return { json: { object: "retention_vacuum", converted: done.converted, bytes_before: done.bytesBefore, bytes_after: done.bytesAfter }, text };
   },
   "retention status": function* (database, _flags, context) {
     const data = (yield* use(retentionStatus(database, context.lifetimes))).map((t) => ({

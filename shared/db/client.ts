@@ -36,6 +36,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const sqlite = new Database(path, { create: true, strict: true });
   // Migrating may meet another process doing the same at start-up: wait for it.
   sqlite.exec("PRAGMA busy_timeout = 5000");
+  // A new file hands the pages pruning frees back to the file system (`incremental_vacuum`,
+  // run by the worker after each pruning). SQLite takes this only before the first table; an
+  // existing file converts once with `npm run admin -- retention vacuum`.
+  sqlite.exec("PRAGMA auto_vacuum = INCREMENTAL");
   besideOthersStartingUp(() => sqlite.exec("PRAGMA journal_mode = WAL"));
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA synchronous = NORMAL"); // durable across process crashes in WAL mode
@@ -142,4 +146,22 @@ export const inTransaction = (db: Db): boolean => db.$client.inTransaction;
 /** Closes the database's connection (process shutdown, the end of a command). */
 export function closeDatabase(db: Db): void {
   db.$client.close();
+}
+
+/**
+ * Converts a file made before this version (`auto_vacuum = NONE`, which keeps every freed page
+ * inside the file) to `INCREMENTAL`: SQLite takes the change only with a VACUUM, which rewrites
+ * the whole file, so other processes' writes wait for it (run it in a quiet hour, or with the
+ * service stopped). Answers the file's size before and after; a file already incremental is
+ * left as it is.
+ */
+export function convertToIncrementalVacuum(db: Db): { converted: boolean; bytesBefore: number; bytesAfter: number } {
+  const sqlite = db.$client;
+  const bytes = () =>
+    (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count * (sqlite.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+  const bytesBefore = bytes();
+  if ((sqlite.query("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum === 2) return { converted: false, bytesBefore, bytesAfter: bytesBefore };
+  sqlite.exec("PRAGMA auto_vacuum = INCREMENTAL");
+  sqlite.exec("VACUUM");
+  return { converted: true, bytesBefore, bytesAfter: bytes() };
 }

@@ -85,6 +85,13 @@ export interface Sql {
    * `dbstat`, PostgreSQL's `pg_total_relation_size`), the one question the common SQL cannot ask.
    */
   tableBytes(table: string): Flow<number>;
+  /**
+   * Hands up to `pages` free pages back to the file system; answers how many bytes it did.
+   * SQLite frees pages inside its file until `incremental_vacuum` truncates it (a file created
+   * by this version is `auto_vacuum = INCREMENTAL`); PostgreSQL's autovacuum does its own, so
+   * there it does nothing.
+   */
+  reclaim(pages: number): Flow<number>;
 }
 
 /** Rows per statement for a list of ids (`IN (…)`): a list is run in chunks of these sizes, so at most 7 statements are prepared. */
@@ -202,6 +209,14 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
   let bytes: SqliteStatement | undefined;
   return {
     engine: "sqlite",
+    reclaim: (pages) =>
+      step(() => {
+        const size = (connection.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
+        const before = (connection.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
+        connection.prepare(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`).all();
+        const after = (connection.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
+        return (before - after) * size;
+      }),
     tableBytes: (table) =>
       step(() => {
         bytes ??= connection.prepare(
@@ -294,6 +309,7 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
     engine: "postgres",
     afterCommit,
     tableBytes: (table) => step(async () => Number((await pool.unsafe("SELECT pg_total_relation_size($1::regclass) AS bytes", [table]))[0]!.bytes)),
+    reclaim: () => step(() => 0),
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
       const plain = numberParameters(text);
       const locked = options.lock ? plain.text + LOCK_CLAUSE[options.lock] : plain.text;
