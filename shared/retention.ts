@@ -82,6 +82,13 @@ export async function pruneExpired(database: Database, lifetimes: Lifetimes, now
   return pruned;
 }
 
+/**
+ * Rows pruned, per table, by every worker since Redis last lost its data: a hash in Redis beside
+ * the queues (`<prefix>:retention:pruned`), which the API's /metrics reads. A count for
+ * operators, not a record: losing it loses nothing.
+ */
+export const prunedCountKey = (prefix: string) => `${prefix}:retention:pruned`;
+
 /** Pages handed back per step: 2,000 pages (8 MB at the default page size) hold the write lock briefly. */
 const RECLAIM_PAGES = 2_000;
 

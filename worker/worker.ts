@@ -9,7 +9,7 @@ import type { Database } from "../shared/db/database.ts";
 import { JOBS, payloadInOutbox, type QueueName } from "../shared/jobs/catalog.ts";
 import { closeQueues, createQueues, isConnectionError } from "../shared/jobs/queues.ts";
 import type { Logger } from "../shared/logger.ts";
-import { lifetimesFrom, pruneExpired, type Lifetimes } from "../shared/retention.ts";
+import { lifetimesFrom, prunedCountKey, pruneExpired, type Lifetimes } from "../shared/retention.ts";
 import { outboxIdOf } from "../shared/db/outbox.store.ts";
 import { createDeliveries } from "./deliveries.ts";
 import { launchHandlers } from "./handlers/launch-automations.ts";
@@ -77,6 +77,14 @@ export function createWorker(infra: WorkerInfrastructure) {
     records: recordHandlers(stores.records, scanReminders, async () => {
       const pruned = await pruneExpired(database, lifetimes, clock.nowMicros());
       logger.info("expired rows pruned", { pruned });
+      const counts = Object.entries(pruned).filter(([, n]) => n > 0);
+      if (counts.length > 0) {
+        // A count for /metrics only: Redis away loses a count, never a row (bounded: the worker's
+        // connection otherwise waits for Redis without end).
+        const counted = Promise.all(counts.map(([table, n]) => infra.connection.hincrby(prunedCountKey(infra.prefix), table, n)));
+        await Promise.race([counted, Bun.sleep(1000)]).catch(() => {});
+        counted.catch(() => {});
+      }
       return pruned;
     }),
     outbound: { ...launchHandlers(outboundDeps), ...reminderHandlers({ ...outboundDeps, mailer: infra.mailer }) },

@@ -8,5 +8,6 @@ export function createMetricsStore(sql: Sql) {
   );
   return {
     deliveriesByKindAndStatus: () => byKindAndStatus.all(),
+    databaseBytes: () => sql.databaseBytes(),
   };
 }

@@ -5,6 +5,7 @@ import type { ApiStores } from "../stores.ts";
 import type { Queues } from "../../shared/jobs/queues.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { Relay } from "../outbox/relay.ts";
+import { prunedCountKey, RETAINED_TABLES } from "../../shared/retention.ts";
 
 const JOB_STATES = ["waiting", "active", "delayed", "failed", "completed"] as const;
 
@@ -13,7 +14,7 @@ const JOB_STATES = ["waiting", "active", "delayed", "failed", "completed"] as co
  * at scrape time, queue depths, the outbox backlog, delivery outcomes and the limiter mode.
  * A registry per app (not the global one) keeps several apps in one process apart.
  */
-export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queues; relay: Relay; limiter: RateLimiter }) {
+export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queues; relay: Relay; limiter: RateLimiter; /** Queue prefix: where the workers count rows pruned. */ prefix: string }) {
   const registry = new Registry();
   const requests = createRequestMetrics(registry);
   const disconnects = new Counter({
@@ -72,6 +73,28 @@ export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queue
       const rows = await run(store.deliveriesByKindAndStatus());
       this.reset();
       for (const row of rows) this.set({ kind: row.kind, status: row.status }, row.n);
+    },
+  });
+  new Gauge({
+    name: "database_bytes",
+    help: "What the database takes on disk (SQLite: the main file; PostgreSQL: pg_database_size).",
+    registers: [registry],
+    async collect() {
+      this.set(await run(store.databaseBytes()));
+    },
+  });
+  new Gauge({
+    name: "retention_pruned_rows",
+    help: "Expired rows pruned by all workers, by table, since Redis last lost its data (a count kept beside the queues).",
+    labelNames: ["table"] as const,
+    registers: [registry],
+    async collect() {
+      try {
+        const counts = await (await deps.queues.records.client).hgetall(prunedCountKey(deps.prefix));
+        for (const table of RETAINED_TABLES) this.set({ table }, Number(counts[table] ?? 0));
+      } catch {
+        // Redis away: the gauges keep their last values.
+      }
     },
   });
   new Gauge({

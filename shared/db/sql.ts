@@ -85,6 +85,8 @@ export interface Sql {
    * `dbstat`, PostgreSQL's `pg_total_relation_size`), the one question the common SQL cannot ask.
    */
   tableBytes(table: string): Flow<number>;
+  /** What the whole database takes on disk, in bytes (SQLite's main file; PostgreSQL's `pg_database_size`). */
+  databaseBytes(): Flow<number>;
   /**
    * Hands up to `pages` free pages back to the file system; answers how many bytes it did.
    * SQLite frees pages inside its file until `incremental_vacuum` truncates it (a file created
@@ -209,6 +211,12 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
   let bytes: SqliteStatement | undefined;
   return {
     engine: "sqlite",
+    databaseBytes: () =>
+      step(
+        () =>
+          (connection.prepare("PRAGMA page_count").get() as { page_count: number }).page_count *
+          (connection.prepare("PRAGMA page_size").get() as { page_size: number }).page_size,
+      ),
     reclaim: (pages) =>
       step(() => {
         const size = (connection.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
@@ -310,6 +318,7 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
     afterCommit,
     tableBytes: (table) => step(async () => Number((await pool.unsafe("SELECT pg_total_relation_size($1::regclass) AS bytes", [table]))[0]!.bytes)),
     reclaim: () => step(() => 0),
+    databaseBytes: () => step(async () => Number((await pool.unsafe("SELECT pg_database_size(current_database()) AS bytes", []))[0]!.bytes)),
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
       const plain = numberParameters(text);
       const locked = options.lock ? plain.text + LOCK_CLAUSE[options.lock] : plain.text;

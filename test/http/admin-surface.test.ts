@@ -79,6 +79,8 @@ describe("admin surface", () => {
     expect(text).toContain("outbox_backlog 0");
     expect(text).toContain("# TYPE deliveries gauge");
     expect(text).toContain("rate_limiter_per_process 0");
+    expect(Number(/^database_bytes (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(text).toContain('retention_pruned_rows{table="activity_entries"} 0');
   });
 
   test("the queue dashboard serves behind the token", async () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Redis } from "ioredis";
 import { run } from "../../shared/db/flow.ts";
+import { prunedCountKey } from "../../shared/retention.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../support/side-effects-harness.ts";
 
@@ -82,5 +84,12 @@ describe("activity batches", () => {
     );
     await h.t.queues.records.add("retention.prune", {});
     await waitFor(async () => !(await recorded("req_expired")), "the expired entry to be pruned");
+    // Counted beside the queues, for the API's /metrics (retention_pruned_rows).
+    const redis = new Redis(h.redisUrl);
+    try {
+      await waitFor(async () => Number(await redis.hget(prunedCountKey(h.prefix), "activity_entries")) >= 1, "the count of rows pruned");
+    } finally {
+      redis.disconnect();
+    }
   });
 });
