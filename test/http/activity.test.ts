@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { systemClock } from "../../shared/clock.ts";
+import { ManualClock, systemClock } from "../../shared/clock.ts";
 import { run } from "../../shared/db/flow.ts";
 import { createApiKey } from "../../shared/workspaces.ts";
 import { createTestApp, type TestApp } from "../support/test-app.ts";
@@ -58,5 +58,27 @@ describe("activity entries", () => {
     expect(Number(rows[0]!.n)).toBeLessThanOrEqual(2);
     const served = await t.count("activity_entries", "actor = 'hammer' AND status = 200");
     expect(served).toBe(60);
+  });
+
+  test("a key refused for a whole minute leaves about one row a second, every refusal counted", async () => {
+    const clock = new ManualClock();
+    const app = await createTestApp({ clock });
+    try {
+      const { key } = await run(createApiKey(app.database, systemClock, { workspaceSlug: "acme", name: "flood", mode: "live", tier: "default" }));
+      let refused = 0;
+      for (let i = 0; i < 3000; i++) {
+        if ((await app.call("GET", "/api/v1/me", { key })).status === 429) refused++;
+        clock.advanceSeconds(0.02); // 3,000 calls over 60 seconds of the service's clock
+      }
+      await app.activity.drain();
+      const [row] = await app.query<{ n: number | string; calls: number | string }>(
+        "SELECT count(*) AS n, sum(repeat_count) AS calls FROM activity_entries WHERE actor = 'flood' AND status = 429",
+      );
+      expect(refused).toBeGreaterThan(2000);
+      expect(Number(row!.calls)).toBe(refused);
+      expect(Number(row!.n)).toBeLessThanOrEqual(61);
+    } finally {
+      await app.close();
+    }
   });
 });
