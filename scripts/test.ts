@@ -19,6 +19,7 @@ const ENGINE_NEUTRAL = [
   "test/db/transactions.test.ts",
   "test/db/retention.test.ts",
   "test/ops/api-process.test.ts",
+  "test/ops/rolling-upgrade.test.ts",
   "test/faults/redis-data-loss.test.ts",
   "test/faults/api-kill.test.ts",
   "test/faults/concurrent-changes.test.ts",
