@@ -31,7 +31,7 @@ const onPostgres = engine === "postgres";
 const quick = args.includes("--quick");
 // --service-only: no baseline runs, so a profile of the API (BENCH_CPU_PROF) shows load, not idling.
 const serviceOnly = args.includes("--service-only");
-const ALL = ["create", "read", "list", "patch", "read-tail", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory"] as const;
+const ALL = ["create", "read", "list", "patch", "read-tail", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth"] as const;
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`unknown scenario '${s}'; choose from ${ALL.join(", ")}`);
@@ -417,6 +417,23 @@ if (scenarios.includes("redis-memory")) {
   record(`${fmt(load)}${problems(load)}`);
   record(`used_memory: ${samples.join(", ")}; after the queues drained ${settled.toFixed(1)} MB`);
   summary.push(`| Redis memory after ${seconds} s at ${Math.round(load.rps).toLocaleString()} req/s | ${settled.toFixed(1)} MB | bounded | see samples |`);
+}
+
+if (scenarios.includes("growth")) {
+  // What a call leaves in the database (bench/growth.ts: the app in its own process, over its own
+  // SQLite file, so this run's other scenarios do not count): served and refused reads.
+  const count = quick ? 2_000 : 20_000;
+  record(`\n### growth: bytes left in the database per call, ${count.toLocaleString()} served reads then ${count.toLocaleString()} reads of one key past its limit (bun bench/growth.ts --count=${count})`);
+  const child = Bun.spawn([process.execPath, "bench/growth.ts", `--count=${count}`], { stdout: "pipe", stderr: "inherit" });
+  const output = await new Response(child.stdout).text();
+  if ((await child.exited) !== 0) throw new Error("bench/growth.ts failed");
+  for (const line of output.trim().split("\n")) record(line);
+  const served = Number(/^served: .* (\d+) bytes per call/m.exec(output)?.[1]);
+  const refused = Number(/^refused: .* ([\d.]+) bytes per call/m.exec(output)?.[1]);
+  // The issue's flood: nine refusals for every served call.
+  const flood = (served + 9 * refused) / 10;
+  summary.push(`| growth: bytes per served / refused read | ${served} / ${refused} | (recorded) | |`);
+  summary.push(`| growth: bytes per call, a flood of 90% refusals | ${flood.toFixed(0)} | ≤ 120 | ${flood <= 120 ? "met" : "missed"} |`);
 }
 
 // ---- report ------------------------------------------------------------------------------
