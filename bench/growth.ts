@@ -8,6 +8,7 @@
  */
 import { createApiKey } from "../shared/workspaces.ts";
 import { systemClock } from "../shared/clock.ts";
+import { fileBytes } from "../shared/db/client.ts";
 import { run } from "../shared/db/flow.ts";
 import { createRetentionStore } from "../shared/db/retention.store.ts";
 import { startInProcessApp } from "./lib/in-process.ts";
@@ -21,9 +22,7 @@ const sqlite = db.$client;
 async function bytes(): Promise<number> {
   await built.activity.drain();
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  const pages = (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count;
-  const size = (sqlite.query("PRAGMA page_size").get() as { page_size: number }).page_size;
-  return pages * size;
+  return fileBytes(sqlite);
 }
 
 async function calls(n: number, authorization: (i: number) => string): Promise<Record<number, number>> {

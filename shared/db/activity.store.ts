@@ -26,7 +26,7 @@ export function createActivityStore(sql: Sql) {
     for (let i = 0; i < size; i++) {
       const entry = entries[from + i]!;
       for (const field of FIELDS) out[`${field}_${i}`] = entry[field];
-      out[`repeat_count_${i}`] = entry.repeat_count ?? 1;
+      out[`repeat_count_${i}`] ??= 1; // an entry that stands for one call carries none
     }
     return out;
   };

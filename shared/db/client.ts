@@ -143,6 +143,12 @@ export const setParam = (name: string): SQL => sql`${sql.placeholder(name)}`;
 /** Whether a transaction is open on the connection (a new one would be a savepoint of it). */
 export const inTransaction = (db: Db): boolean => db.$client.inTransaction;
 
+/** The SQLite file's size in bytes: its pages times their size (the WAL not included). */
+export function fileBytes(sqlite: { prepare(text: string): { get(): unknown } }): number {
+  const pages = (sqlite.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
+  return pages * (sqlite.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
+}
+
 /** Closes the database's connection (process shutdown, the end of a command). */
 export function closeDatabase(db: Db): void {
   db.$client.close();
@@ -157,11 +163,9 @@ export function closeDatabase(db: Db): void {
  */
 export function convertToIncrementalVacuum(db: Db): { converted: boolean; bytesBefore: number; bytesAfter: number } {
   const sqlite = db.$client;
-  const bytes = () =>
-    (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count * (sqlite.query("PRAGMA page_size").get() as { page_size: number }).page_size;
-  const bytesBefore = bytes();
+  const bytesBefore = fileBytes(sqlite);
   if ((sqlite.query("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum === 2) return { converted: false, bytesBefore, bytesAfter: bytesBefore };
   sqlite.exec("PRAGMA auto_vacuum = INCREMENTAL");
   sqlite.exec("VACUUM");
-  return { converted: true, bytesBefore, bytesAfter: bytes() };
+  return { converted: true, bytesBefore, bytesAfter: fileBytes(sqlite) };
 }

@@ -1,5 +1,6 @@
 import type { Statement as SqliteStatement } from "bun:sqlite";
 import { getTableColumns, type InferSelectModel, type Table } from "drizzle-orm";
+import { fileBytes } from "./client.ts";
 import { step, type Flow } from "./flow.ts";
 
 /**
@@ -211,19 +212,12 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
   let bytes: SqliteStatement | undefined;
   return {
     engine: "sqlite",
-    databaseBytes: () =>
-      step(
-        () =>
-          (connection.prepare("PRAGMA page_count").get() as { page_count: number }).page_count *
-          (connection.prepare("PRAGMA page_size").get() as { page_size: number }).page_size,
-      ),
+    databaseBytes: () => step(() => fileBytes(connection)),
     reclaim: (pages) =>
       step(() => {
-        const size = (connection.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
-        const before = (connection.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
+        const before = fileBytes(connection);
         connection.prepare(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`).all();
-        const after = (connection.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
-        return (before - after) * size;
+        return before - fileBytes(connection);
       }),
     tableBytes: (table) =>
       step(() => {
