@@ -136,9 +136,11 @@ export async function createTestApp(
     secretKey?: string;
     adminToken?: string;
     app?: Partial<AppInfrastructure>;
+    /** The engine, when a suite runs one of its own regardless of TEST_ENGINE. */
+    engine?: Engine;
   } = {},
 ) {
-  const fresh = await freshTestDatabase();
+  const fresh = await freshTestDatabase(options.engine);
   const { database } = fresh;
   const clock = options.clock ?? systemClock;
   const redis = options.redis ?? new Redis(testRedisUrl(), { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
