@@ -1,65 +1,88 @@
 /**
- * `bun bench/growth.ts [--count=N]`: what a call leaves behind in the database. The real app in
- * this process over a fresh SQLite file (bench/lib/in-process.ts); N reads served (paid keys,
- * none refused), then N reads of one default-tier key past its limit (all but 60 refused), each
- * batch followed by the flush and a WAL checkpoint, and the file's bytes (page count × page
- * size) compared before and after. Prints bytes per served call and per refused call, then how
- * long each 500-row slice of pruning all those entries holds SQLite's write lock.
+ * `bun bench/growth.ts [--count=N] [--db postgres]`: what a call leaves behind in the database.
+ * The real app in this process (bench/lib/in-process.ts) over a fresh SQLite file, or a fresh
+ * PostgreSQL database with `--db postgres`:
+ * 1. N reads served (paid keys, none refused);
+ * 2. N reads of one default-tier key past its limit (all but 60 refused);
+ * 3. N/10 creates of an onboarding with an `Idempotency-Key` (the change, its activity entry,
+ *    its outbox rows and the stored response: what a create keeps until the 24 h windows pass).
+ * Each phase ends with the activity flush (and a WAL checkpoint on SQLite), and the database's
+ * bytes are compared before and after: SQLite's page count × page size, PostgreSQL's
+ * `pg_database_size`. Then it times each 500-row slice of pruning those entries (on SQLite,
+ * how long each holds the write lock).
  */
 import { createApiKey } from "../shared/workspaces.ts";
 import { systemClock } from "../shared/clock.ts";
-import { fileBytes } from "../shared/db/client.ts";
 import { run } from "../shared/db/flow.ts";
 import { createRetentionStore } from "../shared/db/retention.store.ts";
 import { startInProcessApp } from "./lib/in-process.ts";
 
 const count = Number(process.argv.find((a) => a.startsWith("--count="))?.slice(8) ?? 20_000);
-const app = await startInProcessApp({ keys: 400, onboardings: 200 });
-const { built, db, keys, onboardingIds } = app;
-const sqlite = db.$client;
+const dbAt = process.argv.indexOf("--db");
+const engine = (dbAt >= 0 ? process.argv[dbAt + 1] : process.argv.find((a) => a.startsWith("--db="))?.slice(5)) ?? "sqlite";
+if (engine !== "sqlite" && engine !== "postgres") throw new Error(`--db must be sqlite or postgres (got '${engine}')`);
+const creates = Math.max(1, Math.round(count / 10));
 
-/** The file's bytes once everything is written and checkpointed. */
+const app = await startInProcessApp({ keys: 400, onboardings: 200, engine });
+const { built, database, keys, onboardingIds } = app;
+
+/** The database's bytes once everything is written (and, on SQLite, checkpointed into the file). */
 async function bytes(): Promise<number> {
   await built.activity.drain();
-  sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  return fileBytes(sqlite);
+  if (database.engine === "sqlite") database.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  return run(database.sql.databaseBytes());
 }
 
-async function calls(n: number, authorization: (i: number) => string): Promise<Record<number, number>> {
+async function calls(n: number, request: (i: number) => Request): Promise<Record<number, number>> {
   const statuses: Record<number, number> = {};
   for (let i = 0; i < n; i++) {
-    const response = await built.app.handle(
-      new Request(`http://127.0.0.1:3000/api/v1/onboardings/${onboardingIds[i % onboardingIds.length]}`, { headers: { authorization: authorization(i) } }),
-    );
+    const response = await built.app.handle(request(i));
     await response.arrayBuffer();
     statuses[response.status] = (statuses[response.status] ?? 0) + 1;
   }
   return statuses;
 }
 
+const read = (key: string, i: number) =>
+  new Request(`http://127.0.0.1:3000/api/v1/onboardings/${onboardingIds[i % onboardingIds.length]}`, { headers: { authorization: `Bearer ${key}` } });
+
 try {
   const start = await bytes();
-  const served = await calls(count, (i) => `Bearer ${keys[i % keys.length]!.key}`);
+  const served = await calls(count, (i) => read(keys[i % keys.length]!.key, i));
   const afterServed = await bytes();
-  const { key } = await run(createApiKey(app.database, systemClock, { workspaceSlug: "bench-0", name: "hammer", mode: "live", tier: "default" }));
-  const refusedStatuses = await calls(count, () => `Bearer ${key}`);
+  const { key } = await run(createApiKey(database, systemClock, { workspaceSlug: "bench-0", name: "hammer", mode: "live", tier: "default" }));
+  const refusedStatuses = await calls(count, (i) => read(key, i));
   const afterRefused = await bytes();
+  const created = await calls(creates, (i) => {
+    const k = keys[i % keys.length]!;
+    return new Request("http://127.0.0.1:3000/api/v1/onboardings", {
+      method: "POST",
+      headers: { authorization: `Bearer ${k.key}`, "content-type": "application/json", "idempotency-key": `growth-${i}` },
+      body: JSON.stringify({ customer_id: k.customerId }),
+    });
+  });
+  const afterCreates = await bytes();
   const refused = refusedStatuses[429] ?? 0;
-  const rows = sqlite.query("SELECT status, count(*) AS n, sum(repeat_count) AS calls FROM activity_entries GROUP BY status ORDER BY status").all();
+  const rows = await run(
+    database.sql.statement("SELECT status, CAST(count(*) AS INTEGER) AS n, CAST(sum(repeat_count) AS INTEGER) AS calls FROM activity_entries GROUP BY status ORDER BY status").all(),
+  );
+  console.log(`engine: ${engine}`);
   console.log(`served:  ${JSON.stringify(served)}  ${((afterServed - start) / count).toFixed(0)} bytes per call`);
   console.log(`refused: ${JSON.stringify(refusedStatuses)}  ${((afterRefused - afterServed) / count).toFixed(1)} bytes per call (of which ${refused} refused)`);
+  console.log(`created: ${JSON.stringify(created)}  ${((afterCreates - afterRefused) / creates).toFixed(0)} bytes per create (change, activity, outbox rows, stored response)`);
   console.log(`activity rows: ${JSON.stringify(rows)}`);
   // Pruning all of it, as the worker would once ACTIVITY_RETENTION passed: time per slice of 500.
   const slices: number[] = [];
-  const store = createRetentionStore(app.database.sql);
+  const store = createRetentionStore(database.sql);
   for (;;) {
     const started = performance.now();
-    const deleted = run(store.pruneSlice("activity_entries", Number.MAX_SAFE_INTEGER, 500)) as number;
+    const deleted = await run(store.pruneSlice("activity_entries", Number.MAX_SAFE_INTEGER, 500));
     slices.push(performance.now() - started);
     if (deleted < 500) break;
   }
   slices.sort((a, b) => a - b);
-  console.log(`pruning: ${slices.length} slices of 500 entries, median ${slices[slices.length >> 1]!.toFixed(2)} ms, longest ${slices[slices.length - 1]!.toFixed(2)} ms (SQLite's write lock held for each)`);
+  const held = database.engine === "sqlite" ? "SQLite's write lock held for each" : "row locks on those 500 rows only";
+  console.log(`pruning: ${slices.length} slices of 500 entries, median ${slices[slices.length >> 1]!.toFixed(2)} ms, longest ${slices[slices.length - 1]!.toFixed(2)} ms (${held})`);
 } finally {
   await app.close();
 }

@@ -8,6 +8,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { openDatabase } from "../shared/db/client.ts";
@@ -31,18 +32,22 @@ const onPostgres = engine === "postgres";
 const quick = args.includes("--quick");
 // --service-only: no baseline runs, so a profile of the API (BENCH_CPU_PROF) shows load, not idling.
 const serviceOnly = args.includes("--service-only");
-const ALL = ["create", "read", "list", "patch", "read-tail", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth"] as const;
+const ALL = ["create", "read", "list", "patch", "read-tail", "prune", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth"] as const;
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`unknown scenario '${s}'; choose from ${ALL.join(", ")}`);
 // The other scenarios read the service's SQLite file directly (worker drains, the 1M-row list).
 const HTTP_SCENARIOS: Scenario[] = ["create", "read", "list", "patch", "read-tail"];
-if (onPostgres && chosen.some((s) => !HTTP_SCENARIOS.includes(s))) throw new Error(`--db postgres runs ${HTTP_SCENARIOS.join(", ")}`);
-const scenarios: Scenario[] = chosen.length ? chosen : onPostgres ? HTTP_SCENARIOS : [...ALL];
+// growth runs the app in a process of its own on either engine (bench/growth.ts --db).
+const POSTGRES_SCENARIOS: Scenario[] = [...HTTP_SCENARIOS, "prune", "growth"];
+if (onPostgres && chosen.some((s) => !POSTGRES_SCENARIOS.includes(s))) throw new Error(`--db postgres runs ${POSTGRES_SCENARIOS.join(", ")}`);
+const scenarios: Scenario[] = chosen.length ? chosen : onPostgres ? POSTGRES_SCENARIOS : [...ALL];
 
 const S = quick
   ? { seconds: 1, rounds: 1, orgs: 10, keysPerOrg: 100, perOrg: 200, big: 20_000, small: 1_000, latencyCount: 200, activity: 5_000, outbound: 500 }
   : { seconds: 8, rounds: 3, orgs: 10, keysPerOrg: 100, perOrg: 200, big: 1_000_000, small: 1_000, latencyCount: 2_000, activity: 100_000, outbound: 10_000 };
+/** Expired activity entries per round of the `prune` scenario (what `retention run` deletes beside the load). */
+const PRUNE_ROWS = quick ? 20_000 : 400_000;
 // --seconds=N / --rounds=N / --rate=N (read-tail's rate, when `read` does not run first):
 // for profiling sessions (results are not written).
 let tailRate: number | undefined;
@@ -265,6 +270,44 @@ if (scenarios.includes("read-tail")) {
   }
 }
 
+// ---- the read's tail while pruning runs ----------------------------------------------------
+// The same steady read load as read-tail, alternated: alone, then beside `npm run admin --
+// retention run` deleting PRUNE_ROWS expired activity entries (seeded a year old before each
+// round) in its 500-row slices. The pruning's cost to others is the difference in p99.
+if (scenarios.includes("prune")) {
+  const rate = tailRate ?? Math.round((readRate ?? (onPostgres ? 2_000 : 8_000)) / 2);
+  record(`\n### prune: read p99 at a steady ${rate.toLocaleString()} req/s, alone and while \`retention run\` prunes ${PRUNE_ROWS.toLocaleString()} expired activity entries`);
+  const yearAgoMicros = (Date.now() - 366 * 86_400_000) * 1000;
+  // One statement on both engines: a recursive counter makes the rows, all older than the window.
+  const seed = async (round: number) => {
+    const text = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${PRUNE_ROWS})
+      INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at, repeat_count)
+      SELECT 'req_expired_${round}_' || CAST(i AS TEXT), '${keys[0]!.orgId}', 'key_expired', 'api_key', 'GET', '/api/v1/onboardings/:id', 200, '127.0.0.1', 1.0, ${yearAgoMicros} + i, 1 FROM n`;
+    if (!pg) return serviceDb.$client.exec(text);
+    const client = new SQL({ url: pg.serviceUrl, max: 1 });
+    await client.unsafe(text);
+    await client.close();
+  };
+  const alone: number[] = [];
+  const pruning: number[] = [];
+  await runSteady(serviceUrl, makers.read.service(), 1, rate); // warm, untimed
+  for (let round = 1; round <= S.rounds; round++) {
+    const a = await runSteady(serviceUrl, makers.read.service(), S.seconds, rate);
+    record(`round ${round}  alone    ${fmt(a)}${problems(a)}`);
+    alone.push(a.p99);
+    await seed(round);
+    const started = performance.now();
+    const prune = Bun.spawn([process.execPath, "admin/cli.ts", "retention", "run", "--json"], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
+    const b = await runSteady(serviceUrl, makers.read.service(), S.seconds, rate);
+    const report = JSON.parse(await new Response(prune.stdout).text()) as { total: number };
+    if ((await prune.exited) !== 0) throw new Error("retention run failed");
+    const took = (performance.now() - started) / 1000;
+    record(`round ${round}  pruning  ${fmt(b)}${problems(b)}  (${report.total.toLocaleString()} rows pruned in ${took.toFixed(1)} s, the load ran ${S.seconds} s)`);
+    pruning.push(b.p99);
+  }
+  summary.push(`| read p99 at ${rate.toLocaleString()} req/s while pruning / alone | ${ms(median(pruning))} / ${ms(median(alone))} | (recorded) | |`);
+}
+
 // ---- list cost with 1,000,000 rows vs 1,000 ------------------------------------------------
 if (scenarios.includes("list-scale")) {
   record(`\n### list-scale: GET /api/v1/onboardings?phase=review&limit=20, p50 of ${S.latencyCount} sequential requests`);
@@ -421,10 +464,10 @@ if (scenarios.includes("redis-memory")) {
 
 if (scenarios.includes("growth")) {
   // What a call leaves in the database (bench/growth.ts: the app in its own process, over its own
-  // SQLite file, so this run's other scenarios do not count): served and refused reads.
+  // database, so this run's other scenarios do not count): served and refused reads, creates.
   const count = quick ? 2_000 : 20_000;
-  record(`\n### growth: bytes left in the database per call, ${count.toLocaleString()} served reads then ${count.toLocaleString()} reads of one key past its limit (bun bench/growth.ts --count=${count})`);
-  const child = Bun.spawn([process.execPath, "bench/growth.ts", `--count=${count}`], { stdout: "pipe", stderr: "inherit" });
+  record(`\n### growth: bytes left in the database per call, ${count.toLocaleString()} served reads, ${count.toLocaleString()} reads of one key past its limit, ${(count / 10).toLocaleString()} keyed creates (bun bench/growth.ts --count=${count} --db ${engine})`);
+  const child = Bun.spawn([process.execPath, "bench/growth.ts", `--count=${count}`, "--db", engine], { stdout: "pipe", stderr: "inherit" });
   const output = await new Response(child.stdout).text();
   if ((await child.exited) !== 0) throw new Error("bench/growth.ts failed");
   for (const line of output.trim().split("\n")) record(line);
@@ -432,7 +475,8 @@ if (scenarios.includes("growth")) {
   const refused = Number(/^refused: .* ([\d.]+) bytes per call/m.exec(output)?.[1]);
   // The issue's flood: nine refusals for every served call.
   const flood = (served + 9 * refused) / 10;
-  summary.push(`| growth: bytes per served / refused read | ${served} / ${refused} | (recorded) | |`);
+  const perCreate = Number(/^created: .* (\d+) bytes per create/m.exec(output)?.[1]);
+  summary.push(`| growth: bytes per served / refused read, per create | ${served} / ${refused} / ${perCreate} | (recorded) | |`);
   summary.push(`| growth: bytes per call, a flood of 90% refusals | ${flood.toFixed(0)} | ≤ 120 | ${flood <= 120 ? "met" : "missed"} |`);
 }
 

@@ -1,7 +1,9 @@
 /**
- * The real app in this process, for the in-process benchmarks (request-cost, request-steps):
- * createApp over a fresh SQLite file and a private Redis, one workspace with 400 paid keys (so
- * a run rotating over them meets no limit) and 2,000 onboardings.
+ * The real app in this process, for the in-process benchmarks (request-cost, request-steps,
+ * growth): createApp over a fresh SQLite file and a private Redis, one workspace with 400 paid
+ * keys (so a run rotating over them meets no limit) and 2,000 onboardings. With
+ * `engine: "postgres"` the seeded file is copied into a fresh PostgreSQL database and the app
+ * runs on that (`db` stays the seed file; `database` is what the app uses).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,24 +13,32 @@ import { createApp } from "../../api/app.ts";
 import { DEFAULT_RATE_LIMITS } from "../../api/limits/request-limits.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { openDatabase } from "../../shared/db/client.ts";
-import { sqliteDatabase } from "../../shared/db/database.ts";
+import { postgresDatabase, sqliteDatabase, type Database } from "../../shared/db/database.ts";
+import { openPostgres } from "../../shared/db/postgres.ts";
 import { createLogger } from "../../shared/logger.ts";
 import { startPrivateRedis } from "../../scripts/private-redis.ts";
+import { copyToFreshPostgres } from "./postgres.ts";
 import { seedOnboardings, seedWorkspaces } from "./seed.ts";
 
-export async function startInProcessApp(options: { keys?: number; onboardings?: number } = {}) {
+export async function startInProcessApp(options: { keys?: number; onboardings?: number; engine?: "sqlite" | "postgres" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "in-process-"));
   const file = join(dir, "service.sqlite");
   let redisServer: Awaited<ReturnType<typeof startPrivateRedis>> | undefined;
   let redis: Redis | undefined;
   let db: ReturnType<typeof openDatabase> | undefined;
   let built: Awaited<ReturnType<typeof createApp>> | undefined;
+  let database: Database | undefined;
+  let postgres: Awaited<ReturnType<typeof copyToFreshPostgres>> | undefined;
   const close = async (): Promise<void> => {
     try {
       await built?.close();
     } finally {
       redis?.disconnect();
       db?.$client.close();
+      if (postgres) {
+        await database?.close();
+        await postgres.drop();
+      }
       await redisServer?.stop();
       rmSync(dir, { recursive: true, force: true });
     }
@@ -40,7 +50,12 @@ export async function startInProcessApp(options: { keys?: number; onboardings?: 
     const first = keys[0]!;
     const onboardingIds = seedOnboardings(db, first.orgId, first.customerId, options.onboardings ?? 2_000);
     const connection = (redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false }));
-    const database = sqliteDatabase(db);
+    if (options.engine === "postgres") {
+      postgres = await copyToFreshPostgres(db, `inproc_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`);
+      database = postgresDatabase(await openPostgres(postgres.url, { poolSize: 8 }));
+    } else {
+      database = sqliteDatabase(db);
+    }
     built = await createApp({
       database,
       redis: connection,
