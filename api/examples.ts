@@ -57,3 +57,14 @@ export const listOf = (item: unknown) => ({
   has_more: true,
   next_cursor: (item as { created_at: string }).created_at,
 });
+
+export const exampleEvent = {
+  object: "event",
+  id: "evt_01JDQ41N5P6Q7R8S9T0V1W2X3Y",
+  type: "onboarding.phase_changed",
+  created_at: "2026-11-24T09:30:00.000000Z",
+  livemode: true,
+  actor: { type: "api_key", name: "crm-sync" },
+  request: { id: "req_01JDQ41N5P6Q7R8S9T0V1W2X3Z", idempotency_key: null },
+  data: { object: { ...exampleOnboarding, phase: "review" }, previous_attributes: { phase: "program_design" } },
+} as const;

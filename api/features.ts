@@ -1,12 +1,13 @@
 import type { Sql } from "../shared/db/sql.ts";
 import { contactsFeature } from "./contacts/contacts.feature.ts";
 import { customersFeature } from "./customers/customers.feature.ts";
+import { eventsFeature } from "./events/events.feature.ts";
 import type { CoreDeps } from "./deps.ts";
 import type { RouteDef } from "./http/route.ts";
 import { onboardingsFeature } from "./onboardings/onboardings.feature.ts";
 
 /** Every resource of the API, in the order the OpenAPI document lists them: the one place a new one registers. */
-export const FEATURES = [customersFeature, contactsFeature, onboardingsFeature] as const;
+export const FEATURES = [customersFeature, contactsFeature, onboardingsFeature, eventsFeature] as const;
 
 type Feature = (typeof FEATURES)[number];
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

@@ -1,4 +1,5 @@
 import { exampleContact, listOf } from "../examples.ts";
+import { apiOrigin } from "../events/events.service.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
   Contact,
@@ -40,7 +41,7 @@ export const contactRoutes = (deps: ContactDeps): RouteDef[] => [
     body: CreateContactBody,
     success: { status: 201, description: "The new contact.", schema: Contact, example: exampleContact },
     errors: ["customer_not_found"],
-    handler: ({ actor, params, body }) => createContact(deps, actor, params.customer_ref, body),
+    handler: (input) => createContact(deps, input.actor, input.params.customer_ref, input.body, apiOrigin(input)),
   }),
   defineRoute({
     method: "GET",
@@ -65,7 +66,7 @@ export const contactRoutes = (deps: ContactDeps): RouteDef[] => [
     body: UpdateContactBody,
     success: { status: 200, description: "The updated contact.", schema: Contact, example: exampleContact },
     errors: ["customer_not_found", "contact_not_found"],
-    handler: ({ actor, params, body }) => updateContact(deps, actor, params.customer_ref, params.contact_ref, body),
+    handler: (input) => updateContact(deps, input.actor, input.params.customer_ref, input.params.contact_ref, input.body, apiOrigin(input)),
   }),
   defineRoute({
     method: "DELETE",
@@ -77,6 +78,6 @@ export const contactRoutes = (deps: ContactDeps): RouteDef[] => [
     params: ContactRefParams,
     success: { status: 200, description: "The deleted contact's id.", schema: DeletedContact, example: { object: "contact", id: exampleContact.id, deleted: true } },
     errors: ["customer_not_found", "contact_not_found"],
-    handler: ({ actor, params }) => deleteContact(deps, actor, params.customer_ref, params.contact_ref),
+    handler: (input) => deleteContact(deps, input.actor, input.params.customer_ref, input.params.contact_ref, apiOrigin(input)),
   }),
 ];

@@ -11,28 +11,23 @@ import type { CustomerStore } from "../customers/customers.store.ts";
 import type { ContactStore } from "./contacts.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
+import { toContactResource } from "./contacts.resource.ts";
+import { appendEvents, deleted, updated, type ChangeOrigin, type PendingEvent } from "../events/events.service.ts";
+import type { EventStore } from "../events/events.store.ts";
 import type { ContactResource, CreateContactInput, UpdateContactInput } from "./contacts.schema.ts";
 
-export type ContactDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence"> & { customers: CustomerStore; contacts: ContactStore };
+export type ContactDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence"> & { customers: CustomerStore; contacts: ContactStore; events: EventStore };
 type Deps = ContactDeps;
 
 /** Request field → row column, for every field a PATCH may change. */
 const FIELDS = { name: "name", email: "email", title: "title", is_primary: "isPrimary" } as const satisfies FieldMap<ContactRow>;
 
-export function toContactResource(row: ContactRow): ContactResource {
-  return {
-    object: "contact",
-    id: row.id,
-    display_id: row.displayId,
-    customer_id: row.customerId,
-    name: row.name,
-    email: row.email,
-    title: row.title,
-    is_primary: row.isPrimary,
-    created_at: formatMicros(row.createdAt),
-    updated_at: formatMicros(row.updatedAt),
-  };
-}
+
+/** A contact that stopped being primary because another became so: its own contact.updated. */
+const demotedEvent = (row: ContactRow): PendingEvent => {
+  const after = toContactResource(row);
+  return { type: "contact.updated", object: after, previous_attributes: { is_primary: true } };
+};
 
 function* findContact(deps: Pick<Deps, "customers" | "contacts">, actor: Actor, customerRef: string, contactRef: string): Flow<ContactRow> {
   const customer = yield* findCustomer(deps.customers, actor.orgId, customerRef);
@@ -45,13 +40,13 @@ function* findContact(deps: Pick<Deps, "customers" | "contacts">, actor: Actor, 
   return row;
 }
 
-export function* createContact(deps: Deps, actor: Actor, customerRef: string, input: CreateContactInput): Flow<ContactResource> {
+export function* createContact(deps: Deps, actor: Actor, customerRef: string, input: CreateContactInput, origin: ChangeOrigin): Flow<ContactResource> {
   return yield* deps.transaction(function* () {
     const customer = yield* findCustomer(deps.customers, actor.orgId, customerRef);
     const now = deps.clock.nowMicros();
     const seq = yield* deps.nextSequence(actor.orgId, "contact", now);
     const isPrimary = input.is_primary ?? false;
-    if (isPrimary) yield* deps.contacts.clearPrimary(customer.id, seq.createdAt);
+    const demoted = isPrimary ? yield* deps.contacts.clearPrimary(customer.id, seq.createdAt) : [];
     const row = {
       id: newId("con"),
       orgId: actor.orgId,
@@ -65,7 +60,9 @@ export function* createContact(deps: Deps, actor: Actor, customerRef: string, in
       updatedAt: seq.createdAt,
     };
     yield* deps.contacts.insert(row);
-    return toContactResource({ ...row, deletedAt: null });
+    const resource = toContactResource({ ...row, deletedAt: null });
+    yield* appendEvents(deps, actor.orgId, origin, [...demoted.map(demotedEvent), { type: "contact.created", object: resource }]);
+    return resource;
   });
 }
 
@@ -91,27 +88,32 @@ export function* updateContact(
   customerRef: string,
   contactRef: string,
   input: UpdateContactInput,
+  origin: ChangeOrigin,
 ): Flow<ContactResource> {
   return yield* deps.transaction(function* () {
     const current = yield* findContact(deps, actor, customerRef, contactRef);
     const { next, changed } = applyFields(current, input, FIELDS);
     if (!changed) return toContactResource(current);
     next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
-    if (next.isPrimary && !current.isPrimary) yield* deps.contacts.clearPrimary(current.customerId, next.updatedAt);
+    const demoted = next.isPrimary && !current.isPrimary ? yield* deps.contacts.clearPrimary(current.customerId, next.updatedAt) : [];
     yield* deps.contacts.update(next);
-    return toContactResource(next);
+    const resource = toContactResource(next);
+    yield* appendEvents(deps, actor.orgId, origin, [...demoted.map(demotedEvent), updated("contact", toContactResource(current), resource)]);
+    return resource;
   });
 }
 
 export function* deleteContact(
-  deps: Pick<Deps, "transaction" | "clock" | "customers" | "contacts">,
+  deps: Pick<Deps, "transaction" | "clock" | "customers" | "contacts" | "events">,
   actor: Actor,
   customerRef: string,
   contactRef: string,
+  origin: ChangeOrigin,
 ) {
   return yield* deps.transaction(function* () {
     const current = yield* findContact(deps, actor, customerRef, contactRef);
     yield* deps.contacts.softDelete(current.id, deps.clock.nowMicros());
+    yield* appendEvents(deps, actor.orgId, origin, [deleted("contact", toContactResource(current))]);
     return { object: "contact" as const, id: current.id, deleted: true as const };
   });
 }

@@ -13,7 +13,11 @@ export function createContactStore(sql: Sql) {
      VALUES ($id, $orgId, $customerId, $displayId, $name, $email, $title, $isPrimary, $createdAt, $updatedAt)`,
   );
   const update = sql.statement(`UPDATE contacts SET name = $name, email = $email, title = $title, is_primary = $isPrimary, updated_at = $updatedAt WHERE id = $id`);
-  const clearPrimary = sql.statement(`UPDATE contacts SET is_primary = FALSE, updated_at = $now WHERE customer_id = $customerId AND is_primary AND deleted_at IS NULL`);
+  // RETURNING: each contact it changes gets its own contact.updated event.
+  const clearPrimary = sql.statement(
+    `UPDATE contacts SET is_primary = FALSE, updated_at = $now WHERE customer_id = $customerId AND is_primary AND deleted_at IS NULL RETURNING ${columns}`,
+    { decode },
+  );
   const softDelete = sql.statement(`UPDATE contacts SET deleted_at = $now WHERE id = $id`);
 
   return {
@@ -22,7 +26,8 @@ export function createContactStore(sql: Sql) {
     page: (orgId: string, customerId: string, before: number, limit: number) => page.all({ orgId, customerId, before, limit }),
     insert: (row: Omit<ContactRow, "deletedAt">) => insert.run(row),
     update: (row: ContactRow) => update.run(row),
-    clearPrimary: (customerId: string, now: number) => clearPrimary.run({ customerId, now }),
+    /** Answers the contacts that were primary, as they are now. */
+    clearPrimary: (customerId: string, now: number) => clearPrimary.all({ customerId, now }),
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),
   };
 }

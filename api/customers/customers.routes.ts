@@ -1,4 +1,5 @@
 import { exampleCustomer, listOf } from "../examples.ts";
+import { apiOrigin } from "../events/events.service.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
   CreateCustomerBody,
@@ -36,7 +37,7 @@ export const customerRoutes = (deps: CustomerDeps): RouteDef[] => [
     body: CreateCustomerBody,
     success: { status: 201, description: "The new customer.", schema: Customer, example: exampleCustomer },
     errors: ["slug_taken"],
-    handler: ({ actor, body }) => createCustomer(deps, actor, body),
+    handler: (input) => createCustomer(deps, input.actor, input.body, apiOrigin(input)),
   }),
   defineRoute({
     method: "GET",
@@ -61,7 +62,7 @@ export const customerRoutes = (deps: CustomerDeps): RouteDef[] => [
     body: UpdateCustomerBody,
     success: { status: 200, description: "The updated customer.", schema: Customer, example: exampleCustomer },
     errors: ["customer_not_found", "slug_taken"],
-    handler: ({ actor, params, body }) => updateCustomer(deps, actor, params.customer_ref, body),
+    handler: (input) => updateCustomer(deps, input.actor, input.params.customer_ref, input.body, apiOrigin(input)),
   }),
   defineRoute({
     method: "DELETE",
@@ -73,6 +74,6 @@ export const customerRoutes = (deps: CustomerDeps): RouteDef[] => [
     params: CustomerRefParams,
     success: { status: 200, description: "The deleted customer's id.", schema: DeletedCustomer, example: { object: "customer", id: exampleCustomer.id, deleted: true } },
     errors: ["customer_not_found"],
-    handler: ({ actor, params }) => deleteCustomer(deps, actor, params.customer_ref),
+    handler: (input) => deleteCustomer(deps, input.actor, input.params.customer_ref, apiOrigin(input)),
   }),
 ];

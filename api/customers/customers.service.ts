@@ -10,6 +10,10 @@ import type { CoreDeps } from "../deps.ts";
 import type { CustomerStore } from "./customers.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
+import { toContactResource } from "../contacts/contacts.resource.ts";
+import { appendEvents, deleted, updated, type ChangeOrigin } from "../events/events.service.ts";
+import type { EventStore } from "../events/events.store.ts";
+import { toOnboardingResource } from "../onboardings/onboardings.resource.ts";
 import {
   METADATA_MAX_BYTES,
   type CreateCustomerInput,
@@ -17,7 +21,7 @@ import {
   type UpdateCustomerInput,
 } from "./customers.schema.ts";
 
-export type CustomerDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence"> & { customers: CustomerStore };
+export type CustomerDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence"> & { customers: CustomerStore; events: EventStore };
 type Deps = CustomerDeps;
 
 export function toCustomerResource(row: CustomerRow): CustomerResource {
@@ -78,7 +82,7 @@ function* uniqueSlug(store: CustomerStore, orgId: string, name: string): Flow<st
   return candidate;
 }
 
-export function* createCustomer(deps: Deps, actor: Actor, input: CreateCustomerInput): Flow<CustomerResource> {
+export function* createCustomer(deps: Deps, actor: Actor, input: CreateCustomerInput, origin: ChangeOrigin): Flow<CustomerResource> {
   const metadata = serialiseMetadata(input.metadata ?? {});
   return yield* deps.transaction(function* () {
     const { customers } = deps;
@@ -100,7 +104,9 @@ export function* createCustomer(deps: Deps, actor: Actor, input: CreateCustomerI
       updatedAt: seq.createdAt,
     };
     yield* customers.insert(row);
-    return toCustomerResource({ ...row, deletedAt: null });
+    const resource = toCustomerResource({ ...row, deletedAt: null });
+    yield* appendEvents(deps, actor.orgId, origin, [{ type: "customer.created", object: resource }]);
+    return resource;
   });
 }
 
@@ -118,7 +124,7 @@ export function* getCustomer(deps: Pick<Deps, "customers">, actor: Actor, ref: s
   return toCustomerResource(yield* findCustomer(deps.customers, actor.orgId, ref));
 }
 
-export function* updateCustomer(deps: Deps, actor: Actor, ref: string, input: UpdateCustomerInput): Flow<CustomerResource> {
+export function* updateCustomer(deps: Deps, actor: Actor, ref: string, input: UpdateCustomerInput, origin: ChangeOrigin): Flow<CustomerResource> {
   const metadata = input.metadata === undefined ? undefined : serialiseMetadata(input.metadata);
   return yield* deps.transaction(function* () {
     const current = yield* findCustomer(deps.customers, actor.orgId, ref);
@@ -127,14 +133,22 @@ export function* updateCustomer(deps: Deps, actor: Actor, ref: string, input: Up
     if (next.slug !== current.slug && (yield* deps.customers.slugInUse(actor.orgId, next.slug))) throw slugTaken(next.slug);
     next.updatedAt = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
     yield* deps.customers.update(next);
-    return toCustomerResource(next);
+    const resource = toCustomerResource(next);
+    yield* appendEvents(deps, actor.orgId, origin, [updated("customer", toCustomerResource(current), resource)]);
+    return resource;
   });
 }
 
-export function* deleteCustomer(deps: Pick<Deps, "transaction" | "clock" | "customers">, actor: Actor, ref: string) {
+/** Deletes the customer with its contacts and onboardings: an event for each record, the customer's last. */
+export function* deleteCustomer(deps: Pick<Deps, "transaction" | "clock" | "customers" | "events">, actor: Actor, ref: string, origin: ChangeOrigin) {
   return yield* deps.transaction(function* () {
     const current = yield* findCustomer(deps.customers, actor.orgId, ref);
-    yield* deps.customers.softDeleteCascade(current.id, deps.clock.nowMicros());
+    const cascade = yield* deps.customers.softDeleteCascade(current.id, deps.clock.nowMicros());
+    yield* appendEvents(deps, actor.orgId, origin, [
+      ...cascade.contacts.map((row) => deleted("contact", toContactResource(row))),
+      ...cascade.onboardings.map((row) => deleted("onboarding", toOnboardingResource(row))),
+      deleted("customer", toCustomerResource(current)),
+    ]);
     return { object: "customer" as const, id: current.id, deleted: true as const };
   });
 }

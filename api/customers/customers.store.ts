@@ -1,5 +1,5 @@
 import type { Flow } from "../../shared/db/flow.ts";
-import { customers, type CustomerRow } from "../../shared/db/schema.ts";
+import { contacts, customers, onboardings, type ContactRow, type CustomerRow, type OnboardingRow } from "../../shared/db/schema.ts";
 import { rowOf, type Params, type Sql } from "../../shared/db/sql.ts";
 import { slugTaken } from "./customers.errors.ts";
 
@@ -32,8 +32,16 @@ export function createCustomerStore(sql: Sql) {
     { unique },
   );
   const softDelete = sql.statement(`UPDATE customers SET deleted_at = $now WHERE id = $id`);
-  const softDeleteContacts = sql.statement(`UPDATE contacts SET deleted_at = $now WHERE customer_id = $id AND deleted_at IS NULL`);
-  const softDeleteOnboardings = sql.statement(`UPDATE onboardings SET deleted_at = $now WHERE customer_id = $id AND deleted_at IS NULL`);
+  // RETURNING: every record a cascade deletes gets its own deleted event.
+  const contactRows = rowOf(contacts);
+  const onboardingRows = rowOf(onboardings);
+  const softDeleteContacts = sql.statement(`UPDATE contacts SET deleted_at = $now WHERE customer_id = $id AND deleted_at IS NULL RETURNING ${contactRows.columns}`, {
+    decode: contactRows.decode,
+  });
+  const softDeleteOnboardings = sql.statement(
+    `UPDATE onboardings SET deleted_at = $now WHERE customer_id = $id AND deleted_at IS NULL RETURNING ${onboardingRows.columns}`,
+    { decode: onboardingRows.decode },
+  );
 
   return {
     byId: (orgId: string, id: string) => byId.get({ orgId, id }),
@@ -45,11 +53,12 @@ export function createCustomerStore(sql: Sql) {
       status === undefined ? page.all({ orgId, before, limit }) : pageByStatus.all({ orgId, before, limit, status }),
     insert: (row: Omit<CustomerRow, "deletedAt">) => insert.run(row),
     update: (row: CustomerRow) => update.run(row),
-    /** The customer with its contacts and onboardings; the caller holds the transaction. */
-    *softDeleteCascade(id: string, now: number): Flow<void> {
+    /** The customer with its contacts and onboardings; the caller holds the transaction. Answers the records deleted with it. */
+    *softDeleteCascade(id: string, now: number): Flow<{ contacts: ContactRow[]; onboardings: OnboardingRow[] }> {
       yield* softDelete.run({ id, now });
-      yield* softDeleteContacts.run({ id, now });
-      yield* softDeleteOnboardings.run({ id, now });
+      const contacts = yield* softDeleteContacts.all({ id, now });
+      const onboardings = yield* softDeleteOnboardings.all({ id, now });
+      return { contacts, onboardings };
     },
   };
 }

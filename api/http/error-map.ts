@@ -106,6 +106,10 @@ export const ERRORS: Record<ErrorCode, ErrorSpec> = {
     status: 404, type: "not_found", when: "No such onboarding in your workspace.",
     example: { message: "No such onboarding: '12'." },
   },
+  event_not_found: {
+    status: 404, type: "not_found", when: "No such event in your workspace (never existed, another workspace's, or older than `EVENTS_RETENTION`).",
+    example: { message: "No such event: 'evt_01JD0000000000000000000000'." },
+  },
   route_not_found: {
     status: 404, type: "not_found", when: "No endpoint has this path.",
     example: { message: "No route matches GET /api/v1/customer." },
@@ -121,6 +125,11 @@ export const ERRORS: Record<ErrorCode, ErrorSpec> = {
   idempotency_key_in_use: {
     status: 409, type: "conflict", when: "The first request with this `Idempotency-Key` has not finished; comes with `Retry-After: 1`.",
     example: { message: "A request with this Idempotency-Key is still being processed. Retry after the Retry-After header's seconds." },
+  },
+  cursor_expired: {
+    status: 410, type: "invalid_request_error",
+    when: "The `after` cursor points before events the feed no longer holds (older than `EVENTS_RETENTION`, or the database was restored from a backup): re-sync from the lists.",
+    example: { message: "Events after this cursor are no longer retained (EVENTS_RETENTION). Take a new cursor from GET /api/v1/events/cursor and re-sync from the lists.", field: "after" },
   },
   rate_limited: {
     status: 429, type: "rate_limit_error", when: "The key (or, for failed authentication, the address) is over its limit; comes with `Retry-After`.",

@@ -11,6 +11,8 @@ export interface RequestInput<P, Q, B> {
   query: Q;
   body: B;
   requestId: string;
+  /** The request's `Idempotency-Key` (POST routes), or null. */
+  idempotencyKey: string | null;
 }
 
 /** A response other than the route's documented success (readiness answering 503). */

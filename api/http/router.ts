@@ -57,8 +57,16 @@ function readQuery(url: string, schema: TObject | undefined): Record<string, unk
   const start = url.indexOf("?");
   if (start < 0) return out;
   for (const [name, value] of new URLSearchParams(url.slice(start + 1))) {
-    if (name in out) throw new DomainError("invalid_type", `'${name}' was given more than once.`, name);
-    const type = (schema?.properties[name] as TSchema | undefined)?.type;
+    const property = schema?.properties[name] as (TSchema & { "x-repeatable"?: boolean }) | undefined;
+    if (name in out) {
+      // A parameter documented as repeatable (`type=a&type=b`) reads as its values comma-joined.
+      if (property?.["x-repeatable"]) {
+        out[name] = `${out[name]},${value}`;
+        continue;
+      }
+      throw new DomainError("invalid_type", `'${name}' was given more than once.`, name);
+    }
+    const type = property?.type;
     out[name] = type === "integer" && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
   }
   return out;
@@ -151,7 +159,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
 
     type Answer = { response: Response; activityWritten: boolean };
     /** What a handler is given; `actor` is absent only on the public routes. */
-    type Input = { actor: Actor | undefined; params: unknown; query: unknown; body: unknown; requestId: string };
+    type Input = { actor: Actor | undefined; params: unknown; query: unknown; body: unknown; requestId: string; idempotencyKey: string | null };
 
     /**
      * Validates the path and query, reads and validates the body, then runs the handler.
@@ -162,8 +170,9 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
     function respond(request: Request, pathParams: Record<string, string>, actor: Actor | undefined, headers: Record<string, string>, requestId: string, activity: (status: number) => ActivityEntry): MaybePromise<Answer> {
       const params = validate.params ? validate.params(pathParams) : undefined;
       const query = validate.query(readQuery(request.url, route.query as TObject | undefined));
-      if (validate.body) return readJsonBody(request).then((rawBody) => act(request, { actor, params, query, body: validate.body!(rawBody), requestId }, rawBody, headers, activity));
-      return act(request, { actor, params, query, body: undefined, requestId }, undefined, headers, activity);
+      const idempotencyKey = route.idempotent ? request.headers.get("idempotency-key") : null;
+      if (validate.body) return readJsonBody(request).then((rawBody) => act(request, { actor, params, query, body: validate.body!(rawBody), requestId, idempotencyKey }, rawBody, headers, activity));
+      return act(request, { actor, params, query, body: undefined, requestId, idempotencyKey }, undefined, headers, activity);
     }
 
     const toResponse = (result: unknown, headers: Record<string, string>) =>
@@ -189,7 +198,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         return result;
       };
 
-      const idempotencyKey = route.idempotent ? request.headers.get("idempotency-key") : null;
+      const { idempotencyKey } = input;
       if (idempotencyKey !== null) {
         const key = validateIdempotencyKey(idempotencyKey);
         const pathname = new URL(request.url).pathname;

@@ -1,4 +1,5 @@
 import { exampleOnboarding, listOf } from "../examples.ts";
+import { apiOrigin } from "../events/events.service.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
   CreateOnboardingBody,
@@ -46,7 +47,7 @@ export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => [
     body: CreateOnboardingBody,
     success: { status: 201, description: "The new onboarding.", schema: Onboarding, example: exampleOnboarding },
     errors: ["customer_not_found"],
-    handler: ({ actor, body }) => createOnboarding(deps, actor, body),
+    handler: (input) => createOnboarding(deps, input.actor, input.body, apiOrigin(input)),
   }),
   defineRoute({
     method: "GET",
@@ -85,7 +86,7 @@ export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => [
     body: UpdateOnboardingBody,
     success: one("The updated onboarding."),
     errors: ["onboarding_not_found"],
-    handler: ({ actor, params, body }) => updateOnboarding(deps, actor, params.onboarding_ref, body),
+    handler: (input) => updateOnboarding(deps, input.actor, input.params.onboarding_ref, input.body, apiOrigin(input)),
   }),
   defineRoute({
     method: "DELETE",
@@ -97,6 +98,6 @@ export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => [
     params: OnboardingRefParams,
     success: { status: 200, description: "The deleted onboarding's id.", schema: DeletedOnboarding, example: { object: "onboarding", id: exampleOnboarding.id, deleted: true } },
     errors: ["onboarding_not_found"],
-    handler: ({ actor, params }) => deleteOnboarding(deps, actor, params.onboarding_ref),
+    handler: (input) => deleteOnboarding(deps, input.actor, input.params.onboarding_ref, apiOrigin(input)),
   }),
 ];

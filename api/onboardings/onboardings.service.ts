@@ -11,15 +11,18 @@ import type { CustomerStore } from "../customers/customers.store.ts";
 import type { OnboardingStore } from "./onboardings.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
+import { toOnboardingResource } from "./onboardings.resource.ts";
 import type {
   CreateOnboardingInput,
   ListOnboardingsFilter,
   OnboardingResource,
   UpdateOnboardingInput,
 } from "./onboardings.schema.ts";
+import { appendEvents, deleted, updated, type ChangeOrigin, type PendingEvent } from "../events/events.service.ts";
+import type { EventStore } from "../events/events.store.ts";
 import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
 
-export type OnboardingDeps = CoreDeps & { customers: CustomerStore; onboardings: OnboardingStore };
+export type OnboardingDeps = CoreDeps & { customers: CustomerStore; onboardings: OnboardingStore; events: EventStore };
 type Deps = OnboardingDeps;
 
 /** Request field → row column, for every field a client may set. */
@@ -40,33 +43,6 @@ const FIELDS = {
   wizard_completed_at: "wizardCompletedAt",
 } as const satisfies FieldMap<OnboardingRow>;
 
-export function toOnboardingResource(row: OnboardingRow): OnboardingResource {
-  return {
-    object: "onboarding",
-    id: row.id,
-    display_id: row.displayId,
-    customer_id: row.customerId,
-    template_id: row.templateId,
-    phase: row.phase,
-    state: row.state,
-    started_at: formatMicros(row.startedAt),
-    completed_at: formatMicrosOrNull(row.completedAt),
-    target_launch_date: row.targetLaunchDate,
-    csm_id: row.csmId,
-    se_id: row.seId,
-    designer_id: row.designerId,
-    product_ops_id: row.productOpsId,
-    notes: row.notes,
-    waiting_on_customer: row.waitingOnCustomer,
-    waiting_on_customer_since: formatMicrosOrNull(row.waitingOnCustomerSince),
-    wizard_completed_at: row.wizardCompletedAt,
-    reminder_email: row.reminderEmail,
-    reminder_slack: row.reminderSlack,
-    reminder_frequency_days: row.reminderFrequencyDays,
-    created_at: formatMicros(row.createdAt),
-    updated_at: formatMicros(row.updatedAt),
-  };
-}
 
 function* findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingRow> {
   const row = yield* findByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n));
@@ -77,7 +53,7 @@ function* findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: str
 const isSuspended = (row: Pick<OnboardingRow, "state" | "waitingOnCustomer">) =>
   row.state === "waiting" && row.waitingOnCustomer;
 
-export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardingInput): Flow<OnboardingResource> {
+export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardingInput, origin: ChangeOrigin): Flow<OnboardingResource> {
   return yield* deps.transaction(function* () {
     const customer = yield* findCustomer(deps.customers, actor.orgId, input.customer_id, "customer_id");
     const { displayId, createdAt: now } = yield* deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros());
@@ -115,7 +91,9 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
     const row = applyFields(defaults, settable, FIELDS).next;
     if (row.phase === "completed") row.completedAt = now;
     yield* deps.onboardings.insert(row);
-    return toOnboardingResource(row);
+    const resource = toOnboardingResource(row);
+    yield* appendEvents(deps, actor.orgId, origin, [{ type: "onboarding.created", object: resource }]);
+    return resource;
   });
 }
 
@@ -141,7 +119,7 @@ export function* getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, re
  * `launch` by a live key, the launch automations) in the same transaction. A body that
  * changes nothing writes nothing.
  */
-export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: UpdateOnboardingInput): Flow<OnboardingResource> {
+export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: UpdateOnboardingInput, origin: ChangeOrigin): Flow<OnboardingResource> {
   return yield* deps.transaction(function* () {
     const current = yield* findOnboarding(deps, actor, ref);
     const { next, changed } = applyFields(current, input, FIELDS);
@@ -170,14 +148,21 @@ export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: 
     }
 
     yield* deps.onboardings.update(next);
-    return toOnboardingResource(next);
+    const before = toOnboardingResource(current);
+    const resource = toOnboardingResource(next);
+    const events: PendingEvent[] = [updated("onboarding", before, resource)];
+    if (next.phase !== current.phase) events.push({ type: "onboarding.phase_changed", object: resource, previous_attributes: { phase: before.phase } });
+    if (next.state !== current.state) events.push({ type: "onboarding.state_changed", object: resource, previous_attributes: { state: before.state } });
+    yield* appendEvents(deps, actor.orgId, origin, events);
+    return resource;
   });
 }
 
-export function* deleteOnboarding(deps: Pick<Deps, "transaction" | "clock" | "onboardings">, actor: Actor, ref: string) {
+export function* deleteOnboarding(deps: Pick<Deps, "transaction" | "clock" | "onboardings" | "events">, actor: Actor, ref: string, origin: ChangeOrigin) {
   return yield* deps.transaction(function* () {
     const current = yield* findOnboarding(deps, actor, ref);
     yield* deps.onboardings.softDelete(current.id, deps.clock.nowMicros());
+    yield* appendEvents(deps, actor.orgId, origin, [deleted("onboarding", toOnboardingResource(current))]);
     return { object: "onboarding" as const, id: current.id, deleted: true as const };
   });
 }

@@ -419,6 +419,44 @@ export const formSubmissions = sqliteTable("form_submissions", {
   at: micros("at").notNull(),
 });
 
+/**
+ * The change feed (`GET /api/v1/events`): one row per change of a customer, contact or
+ * onboarding, written in the change's own transaction. `position` counts a workspace's events
+ * from 1 with no gaps, in commit order: a change takes its positions from `event_positions` as
+ * its last statement and holds that row's lock until it commits (see api/events/events.store.ts).
+ * Kept `EVENTS_RETENTION`.
+ */
+export const events = sqliteTable(
+  "events",
+  {
+    orgId: text("org_id").notNull(),
+    position: integer("position").notNull(),
+    id: text("id").notNull(),
+    type: text("type").notNull(),
+    objectId: text("object_id").notNull(),
+    livemode: integer("livemode", { mode: "boolean" }).notNull(),
+    actorType: text("actor_type").notNull(),
+    actorName: text("actor_name").notNull(),
+    requestId: text("request_id"),
+    idempotencyKey: text("idempotency_key"),
+    /** `{"object": …, "previous_attributes": …}` as JSON: the event's `data`. */
+    data: text("data").notNull(),
+    createdAt: micros("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.position] }),
+    uniqueIndex("events_id_uq").on(t.id),
+    index("events_object_idx").on(t.orgId, t.objectId, t.position),
+    index("events_created_idx").on(t.createdAt),
+  ],
+);
+
+/** The last event position each workspace has handed out. */
+export const eventPositions = sqliteTable("event_positions", {
+  orgId: text("org_id").primaryKey(),
+  lastPosition: integer("last_position").notNull(),
+});
+
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type CustomerRow = typeof customers.$inferSelect;
@@ -427,3 +465,4 @@ export type OnboardingRow = typeof onboardings.$inferSelect;
 export type OutboxRow = typeof outbox.$inferInsert;
 export type UserRow = typeof users.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;
+export type EventRow = typeof events.$inferSelect;

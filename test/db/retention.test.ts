@@ -35,7 +35,12 @@ async function seed(prefix: string, at: number) {
   }
   await t.query("INSERT INTO audit_log (org_id, actor_user_id, actor, action, target, detail, address, at) VALUES (?, NULL, 'ops', ?, NULL, NULL, NULL, ?)", org, `test.${prefix}`, at);
   await t.query("INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at) VALUES ('key_r', ?, 'fp', ?, ?)", `idem_${prefix}`, at, at);
+  await t.query(
+    "INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at) VALUES ('org_seeded', ?, ?, 'customer.created', 'cus_r', TRUE, 'api_key', 'k', NULL, NULL, '{}', ?)",
+    positions++, `evt_${prefix}`, at,
+  );
 }
+let positions = 1;
 
 describe("retention", () => {
   test("each table loses what its lifetime has passed, in slices, and keeps what is young or unfinished", async () => {
@@ -43,7 +48,9 @@ describe("retention", () => {
     await seed("month", NOW - 30 * DAY); // past the outbox's and idempotency's only
     await seed("fresh", NOW - 1000); // within all
     const pruned = await pruneExpired(t.database, lifetimes, NOW, { sliceRows: 1 });
-    expect(pruned).toEqual({ activity_entries: 1, deliveries: 1, outbox: 2, audit_log: 1, idempotency_keys: 2 });
+    expect(pruned).toEqual({ activity_entries: 1, events: 1, deliveries: 1, outbox: 2, audit_log: 1, idempotency_keys: 2 });
+    // Events keep EVENTS_RETENTION (30 days): the month-old one is exactly at the edge, kept.
+    expect((await t.query<{ id: string }>("SELECT id FROM events ORDER BY position")).map((r) => r.id)).toEqual(["evt_month", "evt_fresh"]);
 
     expect((await t.query<{ request_id: string }>("SELECT request_id FROM activity_entries WHERE request_id LIKE 'req_%' ORDER BY at")).map((r) => r.request_id)).toEqual([
       "req_month",
@@ -91,7 +98,7 @@ describe("retention", () => {
 
   test("status reports rows, the oldest row and bytes on disk per table", async () => {
     const status = await retentionStatus(t.database, lifetimes);
-    expect(status.map((s) => s.table)).toEqual(["activity_entries", "deliveries", "outbox", "audit_log", "idempotency_keys"]);
+    expect(status.map((s) => s.table)).toEqual(["activity_entries", "events", "deliveries", "outbox", "audit_log", "idempotency_keys"]);
     // The unfinished outbox rows the tests above left: counted, and the oldest one's time.
     const outbox = status.find((s) => s.table === "outbox")!;
     expect(outbox.rows).toBe(await t.count("outbox"));

@@ -33,7 +33,7 @@ describe("configuration", () => {
       workerConcurrency: { records: 4, outbound: 8 },
       workerLockSeconds: 30,
       reminderScanSeconds: 60,
-      lifetimes: { activity_entries: 90 * DAY, deliveries: 90 * DAY, outbox: 24 * HOUR, audit_log: 365 * DAY, idempotency_keys: 24 * HOUR },
+      lifetimes: { activity_entries: 90 * DAY, events: 30 * DAY, deliveries: 90 * DAY, outbox: 24 * HOUR, audit_log: 365 * DAY, idempotency_keys: 24 * HOUR },
       retentionPruneSeconds: 600,
       databaseBusyTimeoutMs: 3000,
       redisCommandTimeoutMs: 500,

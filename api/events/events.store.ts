@@ -1,0 +1,82 @@
+import type { Flow } from "../../shared/db/flow.ts";
+import { events, type EventRow } from "../../shared/db/schema.ts";
+import { decoder, rowOf, type Sql } from "../../shared/db/sql.ts";
+
+/**
+ * The change feed's statements.
+ *
+ * Positions: a change takes its events' positions with one upsert of its workspace's
+ * `event_positions` row, as the last thing it writes, and holds that row's lock until it
+ * commits (PostgreSQL's row lock; SQLite's one write lock). So within a workspace positions
+ * are handed out in commit order with no gaps: a transaction that rolls back gives its
+ * positions back, and a reader that sees position n has every position below n committed and
+ * readable. A reader of `position > after` therefore never skips a change that commits late,
+ * which a sequence (taken at insert, visible at commit) would. The price: changes of one
+ * workspace queue on that row from their last statement to their commit (docs/postgres.md).
+ */
+export function createEventStore(sql: Sql) {
+  const { columns, decode } = rowOf(events);
+  const allocate = sql.statement<{ last: number }>(
+    `INSERT INTO event_positions (org_id, last_position) VALUES ($orgId, $count)
+     ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + excluded.last_position
+     RETURNING last_position AS "last"`,
+    { decode: decoder({ last: "number" }) },
+  );
+  const insert = sql.statement(
+    `INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at)
+     VALUES ($orgId, $position, $id, $type, $objectId, $livemode, $actorType, $actorName, $requestId, $idempotencyKey, $data, $createdAt)`,
+  );
+  const head = sql.statement<{ last: number }>(`SELECT last_position AS "last" FROM event_positions WHERE org_id = $orgId`, { decode: decoder({ last: "number" }) });
+  const oldest = sql.statement<{ position: number | null }>(`SELECT min(position) AS "position" FROM events WHERE org_id = $orgId`, {
+    decode: decoder({ position: "number" }),
+  });
+  const byId = sql.statement(`SELECT ${columns} FROM events WHERE org_id = $orgId AND id = $id`, { decode });
+  const atPosition = sql.statement<{ id: string }>(`SELECT id FROM events WHERE org_id = $orgId AND position = $position`);
+
+  // A page: after a position, optionally of one object and of some types. The types are a
+  // closed list (at most EVENT_TYPES.length), so one statement per count of them is prepared, lazily.
+  const pages = new Map<string, ReturnType<typeof sql.statement<EventRow>>>();
+  function page(typeCount: number, byObject: boolean) {
+    const name = `${typeCount}:${byObject}`;
+    let statement = pages.get(name);
+    if (!statement) {
+      const types = typeCount === 0 ? "" : ` AND type IN (${Array.from({ length: typeCount }, (_, i) => `$type_${i}`).join(", ")})`;
+      const object = byObject ? " AND object_id = $objectId" : "";
+      statement = sql.statement<EventRow>(
+        `SELECT ${columns} FROM events WHERE org_id = $orgId AND position > $after${object}${types} ORDER BY position LIMIT $limit`,
+        { decode },
+      );
+      pages.set(name, statement);
+    }
+    return statement;
+  }
+
+  return {
+    /** Takes `count` positions for the workspace; answers the first. Must be the change's last statement (see above). */
+    *allocate(orgId: string, count: number): Flow<number> {
+      const { last } = (yield* allocate.get({ orgId, count }))!;
+      return last - count + 1;
+    },
+    insert: (row: EventRow) => insert.run(row),
+    /** The last position handed out (0 before the first event). */
+    *head(orgId: string): Flow<number> {
+      return (yield* head.get({ orgId }))?.last ?? 0;
+    },
+    /** The oldest retained position, or null when none is retained. */
+    *oldest(orgId: string): Flow<number | null> {
+      return (yield* oldest.get({ orgId }))?.position ?? null;
+    },
+    byId: (orgId: string, id: string) => byId.get({ orgId, id }),
+    *idAt(orgId: string, position: number): Flow<string | undefined> {
+      return (yield* atPosition.get({ orgId, position }))?.id;
+    },
+    page(orgId: string, after: number, filter: { types: readonly string[] | null; objectId: string | null }, limit: number): Flow<EventRow[]> {
+      const params: Record<string, unknown> = { orgId, after, limit };
+      if (filter.objectId !== null) params.objectId = filter.objectId;
+      filter.types?.forEach((type, i) => (params[`type_${i}`] = type));
+      return page(filter.types?.length ?? 0, filter.objectId !== null).all(params as never);
+    },
+  };
+}
+
+export type EventStore = ReturnType<typeof createEventStore>;
