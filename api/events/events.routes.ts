@@ -22,7 +22,7 @@ export const eventRoutes = (deps: { events: EventStore }): RouteDef[] => [
       schema: EventList,
       example: { object: "list", data: [exampleEvent], has_more: false, next_cursor: "MTo0MjpldnRfMDFKRFE0MU41UDZRN1I4UzlUMFYxVzJYM1k" },
     },
-    errors: ["cursor_expired"],
+    errors: ["invalid_string", "invalid_enum_value", "cursor_expired"],
     handler: ({ actor, query }) => listEvents(deps, actor, query),
   }),
   defineRoute({

@@ -98,9 +98,9 @@ async function send(method: string, path: string, options: { body?: string; key?
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-const refs = { customer: "", contact: "", onboarding: "" };
+const refs = { customer: "", contact: "", onboarding: "", event: "" };
 const concrete = (path: string, r: typeof refs = refs) =>
-  path.replace(":customer_ref", r.customer).replace(":contact_ref", r.contact).replace(":onboarding_ref", r.onboarding);
+  path.replace(":customer_ref", r.customer).replace(":contact_ref", r.contact).replace(":onboarding_ref", r.onboarding).replace(":event_id", r.event);
 
 /** A valid body per operation. */
 const validBody = (route: RouteDef): Json | undefined =>
@@ -118,7 +118,7 @@ async function freshRefs(): Promise<typeof refs> {
   const customer = JSON.parse((await send("POST", "/api/v1/customers", { body: JSON.stringify({ name: "Doomed" }) })).text);
   const contact = JSON.parse((await send("POST", `/api/v1/customers/${customer.id}/contacts`, { body: '{"name":"Doomed"}' })).text);
   const onboarding = JSON.parse((await send("POST", "/api/v1/onboardings", { body: JSON.stringify({ customer_id: customer.id }) })).text);
-  return { customer: customer.id, contact: contact.id, onboarding: onboarding.id };
+  return { customer: customer.id, contact: contact.id, onboarding: onboarding.id, event: refs.event };
 }
 
 /** Values that break one property's schema, each in a different way. */
@@ -147,6 +147,7 @@ beforeAll(async () => {
   refs.customer = customer.id;
   refs.contact = JSON.parse((await send("POST", `/api/v1/customers/${customer.id}/contacts`, { body: '{"name":"Fixture"}' })).text).id;
   refs.onboarding = JSON.parse((await send("POST", "/api/v1/onboardings", { body: JSON.stringify({ customer_id: customer.id }) })).text).id;
+  refs.event = JSON.parse((await send("GET", "/api/v1/events?limit=1")).text).data[0].id;
 });
 afterAll(() => t.close());
 
@@ -187,6 +188,12 @@ describe("every response matches the OpenAPI document", () => {
       }
       check(route, "another workspace", await send(route.method, concrete(route.path), { ...options, key: t.keys.other }));
     }
+    const getEvent = t.routes.find((r) => r.operationId === "getEvent")!;
+    check(getEvent, "event not found", await send("GET", "/api/v1/events/evt_01JD0000000000000000000000"));
+    const listEvents = t.routes.find((r) => r.operationId === "listEvents")!;
+    // A position this feed never handed out (as after a restore from an older backup).
+    check(listEvents, "cursor expired", await send("GET", `/api/v1/events?after=${Buffer.from("1:999999:").toString("base64url")}`));
+    check(listEvents, "cursor malformed", await send("GET", "/api/v1/events?after=bm90LWEtY3Vyc29y"));
   });
 
   test("each list: every bad query parameter", async () => {

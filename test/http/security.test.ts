@@ -17,6 +17,7 @@ beforeAll(async () => {
   refs.customer_ref = customer.body.id;
   refs.contact_ref = contact.body.id;
   refs.onboarding_ref = onboarding.body.id;
+  refs.event_id = (await t.call("GET", "/api/v1/events?limit=1")).body.data[0].id;
 });
 afterAll(() => t.close());
 
