@@ -23,6 +23,7 @@ const ENGINE_NEUTRAL = [
   "test/faults/redis-data-loss.test.ts",
   "test/faults/api-kill.test.ts",
   "test/faults/concurrent-changes.test.ts",
+  "test/faults/feed-under-concurrency.test.ts",
   "test/scale/several-workers.test.ts",
 ];
 
