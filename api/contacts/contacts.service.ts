@@ -1,4 +1,3 @@
-import { formatMicros } from "../../shared/clock.ts";
 import type { Flow } from "../../shared/db/flow.ts";
 import type { ContactRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";

@@ -5,6 +5,7 @@ import type { EventRow } from "../../shared/db/schema.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
+import { pageOf } from "../http/pagination.ts";
 import type { EventStore } from "./events.store.ts";
 import { EVENT_TYPES, type EventResource, type EventType, type ListEventsFilter } from "./events.schema.ts";
 
@@ -162,9 +163,7 @@ export function* listEvents(deps: ReadDeps, actor: Actor, query: ListEventsFilte
   const after = cursor?.position ?? 0;
   const rows = yield* deps.events.page(actor.orgId, after, { types, objectId: query.object_id ?? null }, limit + 1);
   if (cursor) yield* checkCursor(deps, actor.orgId, cursor);
-  const has_more = rows.length > limit;
-  const kept = has_more ? rows.slice(0, limit) : rows;
-  const last = kept[kept.length - 1];
+  const { kept, has_more, last } = pageOf(rows, limit);
   return {
     object: "list",
     data: kept.map(toEventResource),

@@ -42,10 +42,14 @@ export const cursorMicros = (cursor: string | undefined): number =>
   cursor === undefined ? Number.MAX_SAFE_INTEGER : parseDateTimeMicros(cursor)!;
 
 /** Rows were read with `LIMIT limit + 1`: the extra row only says whether there is more. */
-export function toPage<R extends { createdAt: number }, T>(rows: R[], limit: number, toResource: (row: R) => T): ListPage<T> {
+export function pageOf<R>(rows: R[], limit: number): { kept: R[]; has_more: boolean; last: R | undefined } {
   const has_more = rows.length > limit;
   const kept = has_more ? rows.slice(0, limit) : rows;
-  const last = kept[kept.length - 1];
+  return { kept, has_more, last: kept[kept.length - 1] };
+}
+
+export function toPage<R extends { createdAt: number }, T>(rows: R[], limit: number, toResource: (row: R) => T): ListPage<T> {
+  const { kept, has_more, last } = pageOf(rows, limit);
   return {
     object: "list",
     data: kept.map(toResource),

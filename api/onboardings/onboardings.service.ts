@@ -1,4 +1,3 @@
-import { formatMicros, formatMicrosOrNull } from "../../shared/clock.ts";
 import type { Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
