@@ -66,9 +66,8 @@ export function* appendEvents(deps: { events: EventStore; clock: Clock }, orgId:
   if (pending.length === 0) return;
   const first = yield* deps.events.allocate(orgId, pending.length);
   const now = deps.clock.nowMicros();
-  for (const [i, event] of pending.entries()) {
-    const data = event.previous_attributes === undefined ? { object: event.object } : { object: event.object, previous_attributes: event.previous_attributes };
-    yield* deps.events.insert({
+  yield* deps.events.insertMany(
+    pending.map((event, i) => ({
       orgId,
       position: first + i,
       id: newId("evt"),
@@ -79,10 +78,10 @@ export function* appendEvents(deps: { events: EventStore; clock: Clock }, orgId:
       actorName: origin.actor.name,
       requestId: origin.request?.id ?? null,
       idempotencyKey: origin.request?.idempotency_key ?? null,
-      data: JSON.stringify(data),
+      data: JSON.stringify(event.previous_attributes === undefined ? { object: event.object } : { object: event.object, previous_attributes: event.previous_attributes }),
       createdAt: now,
-    });
-  }
+    })),
+  );
 }
 
 export function toEventResource(row: EventRow): EventResource {
@@ -102,8 +101,9 @@ export function toEventResource(row: EventRow): EventResource {
 
 /**
  * A cursor names a position in the workspace's feed and the id of the event there (empty at
- * position 0, or when that event had been pruned when the cursor was made). The id lets a restored database be told apart: positions after the backup are
- * handed out again to other events, and a cursor from before the restore would skip them.
+ * position 0, or when that event had been pruned when the cursor was made). The id lets a
+ * restored database be told apart: positions after the backup are handed out again to other
+ * events, and a cursor from before the restore would skip them.
  */
 interface Cursor {
   position: number;
@@ -184,8 +184,8 @@ function* headCursor(deps: ReadDeps, orgId: string): Flow<Cursor> {
   const position = yield* deps.events.head(orgId);
   if (position === 0) return { position: 0, eventId: "" };
   const eventId = yield* deps.events.idAt(orgId, position);
-  // The newest event pruned (a feed idle past EVENTS_RETENTION): nothing names it any more, so
-  // the cursor names the oldest retained position's predecessor by position alone.
+  // The newest event pruned (a feed idle past EVENTS_RETENTION): the cursor names the head by
+  // position alone.
   return { position, eventId: eventId ?? "" };
 }
 

@@ -97,7 +97,7 @@ export interface Sql {
   reclaim(pages: number): Flow<number>;
 }
 
-/** Rows per statement for a list of ids (`IN (…)`): a list is run in chunks of these sizes, so at most 7 statements are prepared. */
+/** Rows per statement for a list of ids (`IN (…)`) or of rows (`insertRows`): a list is run in chunks of these sizes, so at most 7 statements are prepared. */
 const ID_CHUNKS = [64, 32, 16, 8, 4, 2, 1];
 
 /**
@@ -115,6 +115,40 @@ export function forIds(sql: Sql, text: string): (ids: readonly (string | number)
         const values: Params = { ...params };
         for (let i = 0; i < size; i++) values[`id_${i}`] = ids[from + i];
         written += yield* bySize.get(size)!.run(values);
+        from += size;
+      }
+    }
+    return written;
+  };
+}
+
+/**
+ * A multi-row INSERT written once: one row per item, its `columns` read by `read`, run in
+ * chunks of the fixed sizes above (one statement, and on PostgreSQL one round trip, per 64
+ * rows; at most 7 statements prepared). `suffix` follows the VALUES (`ON CONFLICT … DO NOTHING`).
+ * Answers the rows written.
+ */
+export function insertRows<R>(
+  sql: Sql,
+  table: string,
+  columns: readonly string[],
+  read: (row: R, column: string) => unknown,
+  suffix = "",
+): (rows: readonly R[]) => Flow<number> {
+  const bySize = new Map(
+    ID_CHUNKS.map((size) => {
+      const values = Array.from({ length: size }, (_, i) => `(${columns.map((c) => `$${c}_${i}`).join(", ")})`);
+      return [size, sql.statement(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${values.join(", ")}${suffix ? ` ${suffix}` : ""}`)];
+    }),
+  );
+  return function* (rows) {
+    let from = 0;
+    let written = 0;
+    for (const size of ID_CHUNKS) {
+      while (rows.length - from >= size) {
+        const params: Params = {};
+        for (let i = 0; i < size; i++) for (const column of columns) params[`${column}_${i}`] = read(rows[from + i]!, column);
+        written += yield* bySize.get(size)!.run(params);
         from += size;
       }
     }
