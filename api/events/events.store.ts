@@ -49,17 +49,23 @@ export function createEventStore(sql: Sql) {
 
   // A page: after a position, optionally of one object and of some types. The types are a
   // closed list (at most EVENT_TYPES.length), so one statement per count of them is prepared, lazily.
+  // Its cost does not grow with the feed: one object's events are read from (org, object,
+  // position); some types, as one run per type from (org, type, position), each cut at the
+  // page's size and merged (a single `type IN (…)` scan of the positions would read every
+  // event of the other types in between, which for a rare type is most of the feed).
   const pages = new Map<string, ReturnType<typeof sql.statement<EventRow>>>();
   function page(typeCount: number, byObject: boolean) {
     const name = `${typeCount}:${byObject}`;
     let statement = pages.get(name);
     if (!statement) {
-      const types = typeCount === 0 ? "" : ` AND type IN (${Array.from({ length: typeCount }, (_, i) => `$type_${i}`).join(", ")})`;
-      const object = byObject ? " AND object_id = $objectId" : "";
-      statement = sql.statement<EventRow>(
-        `SELECT ${columns} FROM events WHERE org_id = $orgId AND position > $after${object}${types} ORDER BY position LIMIT $limit`,
-        { decode },
-      );
+      const after = "org_id = $orgId AND position > $after";
+      const text =
+        byObject || typeCount === 0
+          ? `SELECT ${columns} FROM events WHERE ${after}${byObject ? " AND object_id = $objectId" : ""}${typeCount ? ` AND type IN (${typeParams(typeCount).join(", ")})` : ""} ORDER BY position LIMIT $limit`
+          : typeParams(typeCount)
+              .map((type, i) => `SELECT * FROM (SELECT ${columns} FROM events WHERE ${after} AND type = ${type} ORDER BY position LIMIT $limit) AS run_${i}`)
+              .join(" UNION ALL ") + " ORDER BY position LIMIT $limit";
+      statement = sql.statement<EventRow>(text, { decode });
       pages.set(name, statement);
     }
     return statement;
@@ -92,5 +98,7 @@ export function createEventStore(sql: Sql) {
     },
   };
 }
+
+const typeParams = (count: number) => Array.from({ length: count }, (_, i) => `$type_${i}`);
 
 export type EventStore = ReturnType<typeof createEventStore>;

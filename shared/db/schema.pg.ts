@@ -446,6 +446,8 @@ export const events = pgTable(
     primaryKey({ columns: [t.orgId, t.position] }),
     uniqueIndex("events_id_uq").on(t.id),
     index("events_object_idx").on(t.orgId, t.objectId, t.position),
+    // A page of some types reads each type's run from `after` (events.store.ts), never the whole feed.
+    index("events_type_idx").on(t.orgId, t.type, t.position),
     index("events_created_idx").on(t.createdAt),
   ],
 );

@@ -97,6 +97,9 @@ describe("the change feed", () => {
     expect(all.events.every((e) => e.livemode === false)).toBe(true);
     expect((await follow(start, "&type=onboarding.*")).events.map((e) => e.type)).toEqual(["onboarding.created", "onboarding.updated", "onboarding.phase_changed"]);
     expect((await follow(start, "&type=customer.created&type=onboarding.phase_changed")).events.map((e) => e.type)).toEqual(["customer.created", "onboarding.phase_changed"]);
+    // Each type's run is cut at the page's size before the runs merge: the page is still the oldest first.
+    const one = await t.call("GET", `/api/v1/events?after=${start}&limit=1&type=onboarding.phase_changed,customer.created`);
+    expect([one.body.data.map((e: Ev) => e.type), one.body.has_more]).toEqual([["customer.created"], true]);
     expect((await follow(start, `&object_id=${customer.body.id}`)).events.map((e) => e.type)).toEqual(["customer.created"]);
     expectError(await t.call("GET", "/api/v1/events?type=widget.*"), 400, "invalid_enum_value", "type");
   });
