@@ -30,6 +30,7 @@ import { DOCS_BUNDLE_PATH, DOCS_PATH, docsBundle, docsPage } from "./meta/docs-p
 import { metaRoutes, type MetaDeps } from "./meta/meta.routes.ts";
 import { createRelay } from "./outbox/relay.ts";
 import { createApiStores } from "./stores.ts";
+import { rulesFrom, type OutboundRules } from "../shared/webhooks/outbound-rules.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export interface AppInfrastructure {
@@ -51,8 +52,10 @@ export interface AppInfrastructure {
   redisCommandTimeoutMs?: number;
   /** An outbox row handed to Redis this long ago without a recorded outcome is checked (and re-sent if lost). */
   outboxReconcileAfterMs?: number;
-  /** Seals workspace Slack tokens set in the admin area's settings page. */
+  /** Seals workspace Slack tokens set in the admin area's settings page, and webhook secrets. */
   secretKey?: string | null;
+  /** Where webhook endpoints may point (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_NETWORKS); the strict rules when absent. */
+  webhookRules?: OutboundRules;
 }
 
 const USAGE_FLUSH_MS = 1000;
@@ -122,6 +125,7 @@ export async function createApp(infra: AppInfrastructure) {
     nextSequence: stores.nextSequence,
     workspaces: stores.workspaces,
     outbox: stores.outbox,
+    webhookSettings: { rules: infra.webhookRules ?? rulesFrom({}), secretKey: infra.secretKey ?? null },
     ...stores.features,
   };
 

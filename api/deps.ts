@@ -1,5 +1,6 @@
 import type { Clock } from "../shared/clock.ts";
 import type { Transaction } from "../shared/db/database.ts";
+import type { OutboundRules } from "../shared/webhooks/outbound-rules.ts";
 import type { createOutboxWriter } from "../shared/db/outbox-writer.store.ts";
 import type { NextSequence } from "./sequences.store.ts";
 import type { createWorkspaceStore } from "./workspaces.store.ts";
@@ -17,4 +18,6 @@ export interface CoreDeps {
   nextSequence: NextSequence;
   workspaces: ReturnType<typeof createWorkspaceStore>;
   outbox: ReturnType<typeof createOutboxWriter>;
+  /** Where webhooks may go, and the key that seals their secrets. */
+  webhookSettings: { rules: OutboundRules; secretKey: string | null };
 }

@@ -31,6 +31,7 @@ const { app, close } = await createApp({
   logger,
   publicUrl: config.publicUrl,
   secretKey: config.secretKey,
+  webhookRules: config.webhookRules,
   redisPrefix: config.queuePrefix,
   adminToken: config.adminToken,
   databaseBusyTimeoutMs: config.databaseBusyTimeoutMs,

@@ -1,3 +1,4 @@
+import { rulesFrom, type OutboundRules } from "./webhooks/outbound-rules.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "./errors.ts";
@@ -28,7 +29,9 @@ export interface Config {
   slackBotToken: string | null;
   /** Overrides Slack's Web API address (a loopback stand-in in tests). */
   slackApiUrl: string | null;
-  workerConcurrency: { records: number; outbound: number };
+  workerConcurrency: { records: number; outbound: number; webhooks: number };
+  /** WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_DNS_SERVERS. */
+  webhookRules: OutboundRules;
   /** How long a job's lock lasts: a worker dead for this long has its jobs handed to another. */
   workerLockSeconds: number;
   reminderScanSeconds: number;
@@ -194,7 +197,10 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: {
       records: positiveInt(env, "WORKER_CONCURRENCY_RECORDS", 4, 256),
       outbound: positiveInt(env, "WORKER_CONCURRENCY_OUTBOUND", 8, 256),
+      // Deliveries mostly wait on receivers (up to 15 s each): many at once cost little.
+      webhooks: positiveInt(env, "WORKER_CONCURRENCY_WEBHOOKS", 16, 256),
     },
+    webhookRules: rulesFrom(env),
     workerLockSeconds: positiveInt(env, "WORKER_LOCK_SECONDS", 30, 3600),
     reminderScanSeconds: positiveInt(env, "REMINDER_SCAN_SECONDS", 60, 86_400),
     lifetimes: lifetimesFrom(env),

@@ -11,6 +11,7 @@ import { ConfigError } from "./errors.ts";
 export const LIFETIMES = {
   activity_entries: { variable: "ACTIVITY_RETENTION", fallback: "90d", what: "activity entries" },
   events: { variable: "EVENTS_RETENTION", fallback: "30d", what: "events of the change feed (a cursor older than this answers 410)" },
+  webhook_attempts: { variable: "WEBHOOK_ATTEMPTS_RETENTION", fallback: "30d", what: "webhook delivery attempts (the endpoints' attempts log)" },
   deliveries: { variable: "DELIVERIES_RETENTION", fallback: "90d", what: "deliveries (the effects log) with an outcome" },
   outbox: { variable: "OUTBOX_RETENTION", fallback: "24h", what: "outbox rows, after their outcome is recorded" },
   audit_log: { variable: "AUDIT_RETENTION", fallback: "365d", what: "the admin area's audit log" },

@@ -25,6 +25,7 @@ const worker = createWorker({
   mailer: createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }),
   mailFrom: config.mailFrom,
   concurrency: config.workerConcurrency,
+  webhooks: { rules: config.webhookRules, secretKey: config.secretKey },
   reminderScanSeconds: config.reminderScanSeconds,
   lifetimes: config.lifetimes,
   retentionPruneSeconds: config.retentionPruneSeconds,

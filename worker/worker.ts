@@ -7,7 +7,8 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Clock } from "../shared/clock.ts";
 import type { Database } from "../shared/db/database.ts";
 import { JOBS, payloadInOutbox, type QueueName } from "../shared/jobs/catalog.ts";
-import { closeQueues, createQueues, isConnectionError } from "../shared/jobs/queues.ts";
+import { closeQueues, createQueues, isConnectionError, webhookBackoff } from "../shared/jobs/queues.ts";
+import { rulesFrom } from "../shared/webhooks/outbound-rules.ts";
 import type { Logger } from "../shared/logger.ts";
 import { lifetimesFrom, prunedCountKey, pruneExpired, type Lifetimes } from "../shared/retention.ts";
 import { outboxIdOf } from "../shared/db/outbox.store.ts";
@@ -19,6 +20,8 @@ import type { QueueHandlers } from "./handlers/types.ts";
 import type { Mailer } from "./mailer.ts";
 import { createSlackGateway, type SlackSettings } from "./slack.ts";
 import { createWorkerStores } from "./stores.ts";
+import { webhookHandlers, type WebhookSettings } from "./webhooks/deliver.ts";
+import { createWebhookDeliveryStore } from "./webhooks/webhooks.store.ts";
 
 export interface WorkerInfrastructure {
   /** SQLite or PostgreSQL: `worker/stores.ts` chooses the adapters. */
@@ -31,7 +34,9 @@ export interface WorkerInfrastructure {
   slack: SlackSettings;
   mailer: Mailer;
   mailFrom: string;
-  concurrency: { records: number; outbound: number };
+  concurrency: { records: number; outbound: number; webhooks: number };
+  /** Outbound rules and the secret key for webhook deliveries; the strict rules and `slack.secretKey` when absent. */
+  webhooks?: WebhookSettings;
   /** Seconds between reminder scans; null runs no scheduler (another worker does, or a test calls `scanReminders`). */
   reminderScanSeconds: number | null;
   /** How long each table keeps its rows; the contract's defaults when absent. */
@@ -88,6 +93,11 @@ export function createWorker(infra: WorkerInfrastructure) {
       return pruned;
     }),
     outbound: { ...launchHandlers(outboundDeps), ...reminderHandlers({ ...outboundDeps, mailer: infra.mailer }) },
+    webhooks: webhookHandlers({
+      store: createWebhookDeliveryStore(database.sql),
+      clock,
+      settings: infra.webhooks ?? { rules: rulesFrom({}), secretKey: infra.slack.secretKey },
+    }),
   };
 
   const dispatch = async (queue: QueueName, job: Job): Promise<unknown> => {
@@ -179,6 +189,8 @@ export function createWorker(infra: WorkerInfrastructure) {
       connection: infra.connection,
       prefix: infra.prefix,
       concurrency: infra.concurrency[queue],
+      // Webhook retries follow the contract's schedule, which the handler hands over on the error.
+      settings: { backoffStrategy: webhookBackoff },
       ...(infra.lockDurationMs ? { lockDuration: infra.lockDurationMs, stalledInterval: infra.lockDurationMs } : {}),
     });
     // Connection errors repeat on every reconnection attempt; the outage is reported once by

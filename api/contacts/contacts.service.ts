@@ -12,10 +12,11 @@ import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import { toContactResource } from "./contacts.resource.ts";
 import { appendEvents, deleted, updated, type ChangeOrigin, type PendingEvent } from "../events/events.service.ts";
+import type { WebhookEndpointStore } from "../webhooks/webhooks.store.ts";
 import type { EventStore } from "../events/events.store.ts";
 import type { ContactResource, CreateContactInput, UpdateContactInput } from "./contacts.schema.ts";
 
-export type ContactDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence"> & { customers: CustomerStore; contacts: ContactStore; events: EventStore };
+export type ContactDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence" | "outbox"> & { webhookEndpoints: WebhookEndpointStore; customers: CustomerStore; contacts: ContactStore; events: EventStore };
 type Deps = ContactDeps;
 
 /** Request field → row column, for every field a PATCH may change. */
@@ -103,7 +104,7 @@ export function* updateContact(
 }
 
 export function* deleteContact(
-  deps: Pick<Deps, "transaction" | "clock" | "customers" | "contacts" | "events">,
+  deps: Pick<Deps, "transaction" | "clock" | "customers" | "contacts" | "events" | "webhookEndpoints" | "outbox">,
   actor: Actor,
   customerRef: string,
   contactRef: string,

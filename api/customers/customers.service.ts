@@ -12,6 +12,7 @@ import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import { toContactResource } from "../contacts/contacts.resource.ts";
 import { appendEvents, deleted, updated, type ChangeOrigin } from "../events/events.service.ts";
+import type { WebhookEndpointStore } from "../webhooks/webhooks.store.ts";
 import type { EventStore } from "../events/events.store.ts";
 import { toOnboardingResource } from "../onboardings/onboardings.resource.ts";
 import {
@@ -21,7 +22,7 @@ import {
   type UpdateCustomerInput,
 } from "./customers.schema.ts";
 
-export type CustomerDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence"> & { customers: CustomerStore; events: EventStore };
+export type CustomerDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence" | "outbox"> & { webhookEndpoints: WebhookEndpointStore; customers: CustomerStore; events: EventStore };
 type Deps = CustomerDeps;
 
 export function toCustomerResource(row: CustomerRow): CustomerResource {
@@ -140,7 +141,7 @@ export function* updateCustomer(deps: Deps, actor: Actor, ref: string, input: Up
 }
 
 /** Deletes the customer with its contacts and onboardings: an event for each record, the customer's last. */
-export function* deleteCustomer(deps: Pick<Deps, "transaction" | "clock" | "customers" | "events">, actor: Actor, ref: string, origin: ChangeOrigin) {
+export function* deleteCustomer(deps: Pick<Deps, "transaction" | "clock" | "customers" | "events" | "webhookEndpoints" | "outbox">, actor: Actor, ref: string, origin: ChangeOrigin) {
   return yield* deps.transaction(function* () {
     const current = yield* findCustomer(deps.customers, actor.orgId, ref);
     const cascade = yield* deps.customers.softDeleteCascade(current.id, deps.clock.nowMicros());

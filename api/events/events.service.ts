@@ -1,11 +1,14 @@
 import type { Clock } from "../../shared/clock.ts";
-import { formatMicros } from "../../shared/clock.ts";
+import { eventResourceOf } from "../../shared/event-resource.ts";
 import type { Flow } from "../../shared/db/flow.ts";
 import type { EventRow } from "../../shared/db/schema.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { pageOf } from "../http/pagination.ts";
+import type { CoreDeps } from "../deps.ts";
+import { queueDeliveries } from "../webhooks/webhooks.fanout.ts";
+import type { WebhookEndpointStore } from "../webhooks/webhooks.store.ts";
 import type { EventStore } from "./events.store.ts";
 import { EVENT_TYPES, type EventResource, type EventType, type ListEventsFilter } from "./events.schema.ts";
 
@@ -58,19 +61,28 @@ export const deleted = (kind: "customer" | "contact" | "onboarding", last: Pendi
 });
 
 /**
- * Writes a change's events, in order. Call it as the change's last write: it takes the
- * workspace's feed positions, whose lock the transaction then holds until it commits (see
- * events.store.ts). A change that wrote nothing calls it with no events and writes nothing.
+ * Writes a change's events, in order, and queues their webhook deliveries. Call it as the
+ * change's last write: it takes the workspace's feed positions, whose lock the transaction then
+ * holds until it commits (see events.store.ts). A change that wrote nothing calls it with no
+ * events and writes nothing.
  */
-export function* appendEvents(deps: { events: EventStore; clock: Clock }, orgId: string, origin: ChangeOrigin, pending: readonly PendingEvent[]): Flow<void> {
+export function* appendEvents(
+  deps: { events: EventStore; clock: Clock; webhookEndpoints: WebhookEndpointStore; outbox: CoreDeps["outbox"] },
+  orgId: string,
+  origin: ChangeOrigin,
+  pending: readonly PendingEvent[],
+): Flow<void> {
   if (pending.length === 0) return;
-  const first = yield* deps.events.allocate(orgId, pending.length);
   const now = deps.clock.nowMicros();
+  const ids = pending.map(() => newId("evt"));
+  // Before the positions: their lock is then held for the events' INSERT alone.
+  yield* queueDeliveries(deps, orgId, origin.livemode, pending.map((event, i) => ({ id: ids[i]!, type: event.type })), now);
+  const first = yield* deps.events.allocate(orgId, pending.length);
   yield* deps.events.insertMany(
     pending.map((event, i) => ({
       orgId,
       position: first + i,
-      id: newId("evt"),
+      id: ids[i]!,
       type: event.type,
       objectId: event.object.id,
       livemode: origin.livemode,
@@ -84,18 +96,8 @@ export function* appendEvents(deps: { events: EventStore; clock: Clock }, orgId:
   );
 }
 
-export function toEventResource(row: EventRow): EventResource {
-  return {
-    object: "event",
-    id: row.id,
-    type: row.type as EventType,
-    created_at: formatMicros(row.createdAt),
-    livemode: row.livemode,
-    actor: { type: row.actorType as EventResource["actor"]["type"], name: row.actorName },
-    request: row.requestId === null ? null : { id: row.requestId, idempotency_key: row.idempotencyKey },
-    data: JSON.parse(row.data),
-  };
-}
+/** The event as the API returns it (shared with webhook deliveries: shared/event-resource.ts). */
+export const toEventResource = (row: EventRow): EventResource => eventResourceOf(row) as EventResource;
 
 /* ---- cursors ------------------------------------------------------------------------------ */
 
@@ -125,8 +127,8 @@ const cursorExpired = () =>
     "after",
   );
 
-/** `onboarding.*`, `*` and exact types → the types they name; anything else is refused naming `type`. */
-export function typesOf(filter: string | undefined): EventType[] | null {
+/** `onboarding.*`, `*` and exact types → the types they name (null: every type); anything else is refused naming `field`. */
+export function typesOf(filter: string | undefined, field = "type"): EventType[] | null {
   if (filter === undefined) return null;
   const out = new Set<EventType>();
   for (const raw of filter.split(",")) {
@@ -134,7 +136,7 @@ export function typesOf(filter: string | undefined): EventType[] | null {
     const family = pattern === "*" ? "" : pattern.endsWith(".*") ? pattern.slice(0, -1) : null;
     const matched = family === null ? EVENT_TYPES.filter((t) => t === pattern) : EVENT_TYPES.filter((t) => t.startsWith(family));
     if (matched.length === 0) {
-      throw new DomainError("invalid_enum_value", `'type' must name event types (${EVENT_TYPES.join(", ")}) or families such as onboarding.*; got '${pattern}'.`, "type");
+      throw new DomainError("invalid_enum_value", `'${field}' must name event types (${EVENT_TYPES.join(", ")}) or families such as onboarding.*; got '${pattern}'.`, field);
     }
     for (const type of matched) out.add(type);
   }

@@ -110,6 +110,10 @@ export const ERRORS: Record<ErrorCode, ErrorSpec> = {
     status: 404, type: "not_found", when: "No such event in your workspace (never existed, another workspace's, or older than `EVENTS_RETENTION`).",
     example: { message: "No such event: 'evt_01JD0000000000000000000000'." },
   },
+  webhook_endpoint_not_found: {
+    status: 404, type: "not_found", when: "No such webhook endpoint in your workspace (never existed, another workspace's, or deleted).",
+    example: { message: "No such webhook endpoint: 'we_01JD0000000000000000000000'." },
+  },
   route_not_found: {
     status: 404, type: "not_found", when: "No endpoint has this path.",
     example: { message: "No route matches GET /api/v1/customer." },
@@ -117,6 +121,18 @@ export const ERRORS: Record<ErrorCode, ErrorSpec> = {
   slug_taken: {
     status: 409, type: "conflict", when: "Another customer of the workspace has this slug.",
     example: { message: "A customer with slug 'acme-corp' already exists.", field: "slug" },
+  },
+  webhook_endpoint_limit: {
+    status: 409, type: "conflict", when: "The workspace already has 16 webhook endpoints, the most it may have.",
+    example: { message: "A workspace may have at most 16 webhook endpoints; delete one first." },
+  },
+  url_not_allowed: {
+    status: 400, type: "invalid_request_error", when: "The webhook `url` is not https://, carries credentials, or names (or resolves to) a loopback, private, link-local, multicast or unspecified address.",
+    example: { message: "127.0.0.1 is a loopback address: webhooks go only to public addresses.", field: "url" },
+  },
+  test_mode_outbound: {
+    status: 403, type: "permission_error", when: "A test key asked for something that reaches outside the service (a webhook ping): test keys never send anything.",
+    example: { message: "Test keys never send anything outside the service; ping with a live key." },
   },
   idempotency_key_reused: {
     status: 409, type: "conflict", when: "The `Idempotency-Key` was used before with another method, path or body.",

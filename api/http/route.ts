@@ -31,7 +31,7 @@ interface RouteDoc<P, Q, B> {
   params?: P;
   query?: Q;
   body?: B;
-  success: { status: 200 | 201; description: string; schema: TSchema; example: unknown };
+  success: { status: 200 | 201 | 202; description: string; schema: TSchema; example: unknown };
   /** Answers other than the success and the errors, returned as a `Reply` (readiness's 503). */
   otherResponses?: readonly { status: number; description: string; schema: TSchema; example: unknown }[];
   /** Codes this route can answer besides the ones every route shares. */

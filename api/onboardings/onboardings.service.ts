@@ -18,10 +18,11 @@ import type {
   UpdateOnboardingInput,
 } from "./onboardings.schema.ts";
 import { appendEvents, deleted, updated, type ChangeOrigin, type PendingEvent } from "../events/events.service.ts";
+import type { WebhookEndpointStore } from "../webhooks/webhooks.store.ts";
 import type { EventStore } from "../events/events.store.ts";
 import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
 
-export type OnboardingDeps = CoreDeps & { customers: CustomerStore; onboardings: OnboardingStore; events: EventStore };
+export type OnboardingDeps = CoreDeps & { webhookEndpoints: WebhookEndpointStore; customers: CustomerStore; onboardings: OnboardingStore; events: EventStore };
 type Deps = OnboardingDeps;
 
 /** Request field → row column, for every field a client may set. */
@@ -157,7 +158,7 @@ export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: 
   });
 }
 
-export function* deleteOnboarding(deps: Pick<Deps, "transaction" | "clock" | "onboardings" | "events">, actor: Actor, ref: string, origin: ChangeOrigin) {
+export function* deleteOnboarding(deps: Pick<Deps, "transaction" | "clock" | "onboardings" | "events" | "webhookEndpoints" | "outbox">, actor: Actor, ref: string, origin: ChangeOrigin) {
   return yield* deps.transaction(function* () {
     const current = yield* findOnboarding(deps, actor, ref);
     yield* deps.onboardings.softDelete(current.id, deps.clock.nowMicros());

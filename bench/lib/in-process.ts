@@ -1,7 +1,8 @@
 /**
  * The real app in this process, for the in-process benchmarks (request-cost, request-steps,
- * growth): createApp over a fresh SQLite file and a private Redis, one workspace with 400 paid
- * keys (so a run rotating over them meets no limit) and 2,000 onboardings. With
+ * growth, feed): createApp over a fresh SQLite file and a private Redis, one workspace (or
+ * `workspaces`) with 400 paid keys each (so a run rotating over them meets no limit), and
+ * 2,000 onboardings in the first. With
  * `engine: "postgres"` the seeded file is copied into a fresh PostgreSQL database and the app
  * runs on that (`db` stays the seed file; `database` is what the app uses).
  */
@@ -20,7 +21,7 @@ import { startPrivateRedis } from "../../scripts/private-redis.ts";
 import { copyToFreshPostgres } from "./postgres.ts";
 import { seedOnboardings, seedWorkspaces } from "./seed.ts";
 
-export async function startInProcessApp(options: { keys?: number; onboardings?: number; engine?: "sqlite" | "postgres" } = {}) {
+export async function startInProcessApp(options: { keys?: number; onboardings?: number; engine?: "sqlite" | "postgres"; workspaces?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "in-process-"));
   const file = join(dir, "service.sqlite");
   let redisServer: Awaited<ReturnType<typeof startPrivateRedis>> | undefined;
@@ -46,7 +47,7 @@ export async function startInProcessApp(options: { keys?: number; onboardings?: 
   try {
     redisServer = await startPrivateRedis();
     db = openDatabase(file, { busyTimeoutMs: 0 });
-    const keys = seedWorkspaces(db, { orgs: 1, keysPerOrg: options.keys ?? 400, onboardings: 0 });
+    const keys = seedWorkspaces(db, { orgs: options.workspaces ?? 1, keysPerOrg: options.keys ?? 400, onboardings: 0 });
     const first = keys[0]!;
     const onboardingIds = seedOnboardings(db, first.orgId, first.customerId, options.onboardings ?? 2_000);
     const connection = (redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false }));
@@ -71,7 +72,7 @@ export async function startInProcessApp(options: { keys?: number; onboardings?: 
       const timer = setTimeout(() => reject(new Error("the private Redis did not answer within 5 s")), 5_000);
       connection.once("ready", () => (clearTimeout(timer), resolve()));
     });
-    return { built, database, db, file, keys, first, onboardingIds, close };
+    return { built, database, db, file, keys, first, onboardingIds, postgresUrl: postgres?.url, close };
   } catch (error) {
     await close();
     throw error;

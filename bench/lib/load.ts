@@ -85,7 +85,7 @@ export async function measureLatency(url: string, headers: (i: number) => Record
 }
 
 /** p50 and p99 of latencies in ms (sorts them in place). */
-function percentiles(samples: number[]): { p50: number; p99: number } {
+export function percentiles(samples: number[]): { p50: number; p99: number } {
   samples.sort((a, b) => a - b);
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(samples.length * q))] ?? 0;
   return { p50: at(0.5), p99: at(0.99) };

@@ -12,6 +12,7 @@ import { decoder, type Sql } from "./sql.ts";
 const EXPIRED: Record<RetainedTable, { key: string; expired: string; age: string; born: string }> = {
   activity_entries: { key: "request_id", expired: "at < $cutoff", age: "at", born: "at" },
   events: { key: "org_id, position", expired: "created_at < $cutoff", age: "created_at", born: "created_at" },
+  webhook_attempts: { key: "id", expired: "created_at < $cutoff", age: "created_at", born: "created_at" },
   deliveries: { key: "id", expired: "status <> 'sending' AND updated_at < $cutoff", age: "updated_at", born: "created_at" },
   outbox: { key: "id", expired: "completed_at IS NOT NULL AND completed_at < $cutoff", age: "completed_at", born: "created_at" },
   audit_log: { key: "id", expired: "at < $cutoff", age: "at", born: "at" },

@@ -457,3 +457,60 @@ export const eventPositions = pgTable("event_positions", {
   orgId: text("org_id").primaryKey(),
   lastPosition: bigint("last_position", { mode: "number" }).notNull(),
 });
+
+/**
+ * Webhook endpoints: where a workspace's events are POSTed (api/webhooks). The secret is sealed
+ * with SECRET_KEY (shared/secrets.ts) like the Slack token; after a rotation the previous one
+ * signs beside it until `previous_secret_expires_at`. `failing_since` is the first failure
+ * since the last success: five days of it disable the endpoint.
+ */
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull(),
+    url: text("url").notNull(),
+    description: text("description"),
+    /** JSON array of types, family patterns (`onboarding.*`) or `*`. */
+    enabledEvents: text("enabled_events").notNull(),
+    status: text("status").$type<"enabled" | "disabled">().notNull(),
+    disabledReason: text("disabled_reason"),
+    secret: text("secret").notNull(),
+    previousSecret: text("previous_secret"),
+    previousSecretExpiresAt: micros("previous_secret_expires_at"),
+    failingSince: micros("failing_since"),
+    createdAt: micros("created_at").notNull(),
+    updatedAt: micros("updated_at").notNull(),
+  },
+  (t) => [index("webhook_endpoints_org_idx").on(t.orgId, t.createdAt)],
+);
+
+/**
+ * One row per try of a delivery (or a ping), written by the worker: the endpoint's attempts
+ * log, and what `recover` reads to find the events not yet delivered. Kept
+ * `WEBHOOK_ATTEMPTS_RETENTION`.
+ */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull(),
+    endpointId: text("endpoint_id").notNull(),
+    eventId: text("event_id").notNull(),
+    attempt: integer("attempt").notNull(),
+    /** The answer's status; null when none came (refused address, timeout, connection error). */
+    statusCode: integer("status_code"),
+    durationMs: doublePrecision("duration_ms").notNull(),
+    error: text("error"),
+    /** At most 1 KiB of the answer's body. */
+    responseExcerpt: text("response_excerpt"),
+    createdAt: micros("created_at").notNull(),
+    /** When the next try is due; null when this was the last (delivered, or given up). */
+    nextAttemptAt: micros("next_attempt_at"),
+  },
+  (t) => [
+    index("webhook_attempts_endpoint_idx").on(t.endpointId, t.createdAt),
+    index("webhook_attempts_event_idx").on(t.endpointId, t.eventId),
+    index("webhook_attempts_created_idx").on(t.createdAt),
+  ],
+);

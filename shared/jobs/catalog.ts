@@ -86,6 +86,13 @@ export const JOBS = {
     "reminder.email": Type.Object(reminder),
     "reminder.slack": Type.Object(reminder),
   },
+  /** A queue of its own: a slow or failing receiver never delays launch DMs or reminders. */
+  webhooks: {
+    /** One event to one endpoint (the event and the endpoint are read when it runs). */
+    "webhook.deliver": Type.Object({ org_id: Type.String(), endpoint_id: Type.String(), event_id: Type.String() }),
+    /** A `ping` event, asked for through the API; it is in no feed, so the job carries its id and time. */
+    "webhook.ping": Type.Object({ org_id: Type.String(), endpoint_id: Type.String(), event_id: Type.String(), at: when }),
+  },
 } as const satisfies Record<string, Record<string, TSchema>>;
 
 type Catalog = typeof JOBS;
@@ -109,6 +116,7 @@ export type ActivityEntry = Static<typeof activityEntry>;
 const PAYLOAD_IN_OUTBOX: { readonly [Q in QueueName]: ReadonlySet<string> } = {
   records: new Set<JobName<"records">>(["activity.batch"]),
   outbound: new Set<JobName<"outbound">>(),
+  webhooks: new Set<JobName<"webhooks">>(),
 };
 
 export const payloadInOutbox = (queue: QueueName, name: string): boolean => PAYLOAD_IN_OUTBOX[queue].has(name);

@@ -11,6 +11,18 @@ import type { QueueName } from "./catalog.ts";
  * outbox decides what is done), so only a short window stays for the dashboard and for
  * diagnosis. See the README's "Failure modes" for the memory this takes.
  */
+/**
+ * Webhook deliveries follow the contract's schedule rather than BullMQ's exponential one:
+ * the first try at once, then these pauses, each with ±10% jitter so an endpoint's retries do
+ * not arrive in step. The handler computes the pause (it also honours `Retry-After`), records it
+ * as the attempt's `next_attempt_at`, and hands it to BullMQ on the error (`retryInMs`).
+ */
+export const WEBHOOK_RETRY_PAUSES_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000] as const;
+
+/** BullMQ's custom backoff: the pause the failed attempt asked for (see WEBHOOK_RETRY_PAUSES_MS). */
+export const webhookBackoff = (_attemptsMade: number, _type: string | undefined, error: Error | undefined): number =>
+  (error as { retryInMs?: number } | undefined)?.retryInMs ?? 1000;
+
 export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   records: {
     attempts: 10,
@@ -22,6 +34,12 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   outbound: {
     attempts: 8,
     backoff: { type: "exponential", delay: 2000 },
+    removeOnComplete: { age: 24 * 3600, count: 5000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+  },
+  webhooks: {
+    attempts: WEBHOOK_RETRY_PAUSES_MS.length + 1,
+    backoff: { type: "webhook" },
     removeOnComplete: { age: 24 * 3600, count: 5000 },
     removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
   },
@@ -38,6 +56,7 @@ export function createQueues(connection: ConnectionOptions, prefix: string): Que
   const queues: Queues = {
     records: new Queue("records", { connection, prefix, defaultJobOptions: JOB_OPTIONS.records }),
     outbound: new Queue("outbound", { connection, prefix, defaultJobOptions: JOB_OPTIONS.outbound }),
+    webhooks: new Queue("webhooks", { connection, prefix, defaultJobOptions: JOB_OPTIONS.webhooks }),
   };
   for (const queue of Object.values(queues)) queue.on("error", () => {});
   return queues;

@@ -33,6 +33,12 @@ async function seed(prefix: string, at: number) {
       `dlv_${prefix}_${status}`, `src_${prefix}_${status}`, org, status, at, at,
     );
   }
+  await t.query(
+    "INSERT INTO webhook_attempts (id, org_id, endpoint_id, event_id, attempt, status_code, duration_ms, error, response_excerpt, created_at, next_attempt_at) VALUES (?, ?, 'we_r', 'evt_r', 1, 200, 1, NULL, NULL, ?, NULL)",
+    `wha_${prefix}`,
+    org,
+    at,
+  );
   await t.query("INSERT INTO audit_log (org_id, actor_user_id, actor, action, target, detail, address, at) VALUES (?, NULL, 'ops', ?, NULL, NULL, NULL, ?)", org, `test.${prefix}`, at);
   await t.query("INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at) VALUES ('key_r', ?, 'fp', ?, ?)", `idem_${prefix}`, at, at);
   await t.query(
@@ -48,7 +54,7 @@ describe("retention", () => {
     await seed("month", NOW - 30 * DAY); // past the outbox's and idempotency's only
     await seed("fresh", NOW - 1000); // within all
     const pruned = await pruneExpired(t.database, lifetimes, NOW, { sliceRows: 1 });
-    expect(pruned).toEqual({ activity_entries: 1, events: 1, deliveries: 1, outbox: 2, audit_log: 1, idempotency_keys: 2 });
+    expect(pruned).toEqual({ activity_entries: 1, events: 1, webhook_attempts: 1, deliveries: 1, outbox: 2, audit_log: 1, idempotency_keys: 2 });
     // Events keep EVENTS_RETENTION (30 days): the month-old one is exactly at the edge, kept.
     expect((await t.query<{ id: string }>("SELECT id FROM events ORDER BY position")).map((r) => r.id)).toEqual(["evt_month", "evt_fresh"]);
 
@@ -98,7 +104,7 @@ describe("retention", () => {
 
   test("status reports rows, the oldest row and bytes on disk per table", async () => {
     const status = await retentionStatus(t.database, lifetimes);
-    expect(status.map((s) => s.table)).toEqual(["activity_entries", "events", "deliveries", "outbox", "audit_log", "idempotency_keys"]);
+    expect(status.map((s) => s.table)).toEqual(["activity_entries", "events", "webhook_attempts", "deliveries", "outbox", "audit_log", "idempotency_keys"]);
     // The unfinished outbox rows the tests above left: counted, and the oldest one's time.
     const outbox = status.find((s) => s.table === "outbox")!;
     expect(outbox.rows).toBe(await t.count("outbox"));

@@ -90,7 +90,7 @@ describe("admin surface", () => {
     const api = await get("/admin/queues/api/queues", `Bearer ${ADMIN_TOKEN}`);
     expect(api.status).toBe(200);
     const names = ((await api.json()) as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
-    expect(names).toEqual(["outbound", "records"]);
+    expect(names).toEqual(["outbound", "records", "webhooks"]);
     expect((await get("/admin/queues/api/queues")).status).toBe(401);
   });
 });

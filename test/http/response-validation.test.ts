@@ -98,9 +98,9 @@ async function send(method: string, path: string, options: { body?: string; key?
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-const refs = { customer: "", contact: "", onboarding: "", event: "" };
+const refs = { customer: "", contact: "", onboarding: "", event: "", endpoint: "" };
 const concrete = (path: string, r: typeof refs = refs) =>
-  path.replace(":customer_ref", r.customer).replace(":contact_ref", r.contact).replace(":onboarding_ref", r.onboarding).replace(":event_id", r.event);
+  path.replace(":customer_ref", r.customer).replace(":contact_ref", r.contact).replace(":onboarding_ref", r.onboarding).replace(":event_id", r.event).replace(":endpoint_id", r.endpoint);
 
 /** A valid body per operation. */
 const validBody = (route: RouteDef): Json | undefined =>
@@ -111,14 +111,20 @@ const validBody = (route: RouteDef): Json | undefined =>
     updateContact: { title: "CTO" },
     createOnboarding: { customer_id: refs.customer, notes: "x", reminder_frequency_days: 3 },
     updateOnboarding: { phase: "review", waiting_on_customer: true },
+    createWebhookEndpoint: { url: "https://hooks.valid.example/in", enabled_events: ["onboarding.*"] },
+    updateWebhookEndpoint: { description: "Renamed" },
+    recoverWebhookEvents: { since: "2026-01-01T00:00:00Z" },
   })[route.operationId];
+
+const newEndpoint = async (key?: string) =>
+  JSON.parse((await send("POST", "/api/v1/webhook_endpoints", { body: '{"url":"https://hooks.valid.example/in","enabled_events":["*"]}', ...(key ? { key } : {}) })).text);
 
 /** Records of its own for a route that deletes. */
 async function freshRefs(): Promise<typeof refs> {
   const customer = JSON.parse((await send("POST", "/api/v1/customers", { body: JSON.stringify({ name: "Doomed" }) })).text);
   const contact = JSON.parse((await send("POST", `/api/v1/customers/${customer.id}/contacts`, { body: '{"name":"Doomed"}' })).text);
   const onboarding = JSON.parse((await send("POST", "/api/v1/onboardings", { body: JSON.stringify({ customer_id: customer.id }) })).text);
-  return { customer: customer.id, contact: contact.id, onboarding: onboarding.id, event: refs.event };
+  return { customer: customer.id, contact: contact.id, onboarding: onboarding.id, event: refs.event, endpoint: (await newEndpoint()).id };
 }
 
 /** Values that break one property's schema, each in a different way. */
@@ -148,6 +154,7 @@ beforeAll(async () => {
   refs.contact = JSON.parse((await send("POST", `/api/v1/customers/${customer.id}/contacts`, { body: '{"name":"Fixture"}' })).text).id;
   refs.onboarding = JSON.parse((await send("POST", "/api/v1/onboardings", { body: JSON.stringify({ customer_id: customer.id }) })).text).id;
   refs.event = JSON.parse((await send("GET", "/api/v1/events?limit=1")).text).data[0].id;
+  refs.endpoint = (await newEndpoint()).id;
 });
 afterAll(() => t.close());
 
@@ -194,6 +201,20 @@ describe("every response matches the OpenAPI document", () => {
     // A position this feed never handed out (as after a restore from an older backup).
     check(listEvents, "cursor expired", await send("GET", `/api/v1/events?after=${Buffer.from("1:999999:").toString("base64url")}`));
     check(listEvents, "cursor malformed", await send("GET", "/api/v1/events?after=bm90LWEtY3Vyc29y"));
+    const getEndpoint = t.routes.find((r) => r.operationId === "getWebhookEndpoint")!;
+    check(getEndpoint, "endpoint not found", await send("GET", "/api/v1/webhook_endpoints/we_01JD0000000000000000000000"));
+  });
+
+  test("webhook endpoints: a forbidden address, the per-workspace limit, a test key's ping", async () => {
+    const create = t.routes.find((r) => r.operationId === "createWebhookEndpoint")!;
+    check(create, "loopback url", await send("POST", "/api/v1/webhook_endpoints", { body: '{"url":"https://127.0.0.1/in","enabled_events":["*"]}' }));
+    check(create, "plain http", await send("POST", "/api/v1/webhook_endpoints", { body: '{"url":"http://hooks.valid.example/in","enabled_events":["*"]}' }));
+    check(create, "unknown event type", await send("POST", "/api/v1/webhook_endpoints", { body: '{"url":"https://hooks.valid.example/in","enabled_events":["widget.*"]}' }));
+    // Another workspace, filled to its limit: the 17th is refused.
+    for (let i = 0; i < 16; i++) await newEndpoint(t.keys.other);
+    check(create, "limit", await send("POST", "/api/v1/webhook_endpoints", { body: '{"url":"https://hooks.valid.example/in","enabled_events":["*"]}', key: t.keys.other }));
+    const ping = t.routes.find((r) => r.operationId === "pingWebhookEndpoint")!;
+    check(ping, "test key", await send("POST", `/api/v1/webhook_endpoints/${refs.endpoint}/ping`, { key: t.keys.test }));
   });
 
   test("each list: every bad query parameter", async () => {
@@ -231,15 +252,18 @@ describe("every response matches the OpenAPI document", () => {
   test("idempotent creates: replay, reuse with another body, a key in use, bad keys, a taken slug", async () => {
     for (const route of t.routes.filter((r) => r.idempotent)) {
       const path = concrete(route.path);
-      const body = JSON.stringify(validBody(route));
+      const valid = validBody(route);
+      const body = valid === undefined ? undefined : JSON.stringify(valid);
       const key = crypto.randomUUID();
       check(route, "first", await send(route.method, path, { body, headers: { "idempotency-key": key } }));
       const replay = await send(route.method, path, { body, headers: { "idempotency-key": key } });
       expect(replay.headers.get("idempotent-replay")).toBe("true");
       check(route, "replay", replay);
-      check(route, "reused", await send(route.method, path, { body: JSON.stringify({ ...validBody(route), ...("name" in validBody(route)! ? { name: "Other" } : { notes: "other" }) }), headers: { "idempotency-key": key } }));
+      // A body-less POST (rotate, ping) is reused with a body; the others with another value.
+      const other = valid === undefined ? {} : "name" in valid ? { name: "Other" } : "url" in valid ? { url: "https://other.valid.example/in" } : "since" in valid ? { since: "2026-02-01T00:00:00Z" } : { notes: "other" };
+      check(route, "reused", await send(route.method, path, { body: JSON.stringify({ ...valid, ...other }), headers: { "idempotency-key": key } }));
       const inUse = crypto.randomUUID();
-      await run(t.idempotency.begin(t.keyIds.live, inUse, requestFingerprint(route.method, path, JSON.parse(body))));
+      await run(t.idempotency.begin(t.keyIds.live, inUse, requestFingerprint(route.method, path, body === undefined ? undefined : JSON.parse(body))));
       check(route, "in use", await send(route.method, path, { body, headers: { "idempotency-key": inUse } }));
       check(route, "key too long", await send(route.method, path, { body, headers: { "idempotency-key": "k".repeat(256) } }));
       check(route, "blank key", await send(route.method, path, { body, headers: { "idempotency-key": " " } }));

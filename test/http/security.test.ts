@@ -18,11 +18,18 @@ beforeAll(async () => {
   refs.contact_ref = contact.body.id;
   refs.onboarding_ref = onboarding.body.id;
   refs.event_id = (await t.call("GET", "/api/v1/events?limit=1")).body.data[0].id;
+  refs.endpoint_id = (await t.call("POST", "/api/v1/webhook_endpoints", { body: { url: "https://hooks.valid.example/in", enabled_events: ["*"] } })).body.id;
 });
 afterAll(() => t.close());
 
 /** A valid body for each route that takes one, so only the reference decides the answer. */
-const validBody = (operationId: string) => ({ createContact: { name: "Bob" }, createOnboarding: { customer_id: refs.customer_ref } })[operationId] ?? {};
+const validBody = (operationId: string) =>
+  ({
+    createContact: { name: "Bob" },
+    createOnboarding: { customer_id: refs.customer_ref },
+    createWebhookEndpoint: { url: "https://hooks.valid.example/in", enabled_events: ["*"] },
+    recoverWebhookEvents: { since: "2026-01-01T00:00:00Z" },
+  })[operationId] ?? {};
 
 /**
  * A route's path with its parameters filled from `values`. A parameter without a value throws:

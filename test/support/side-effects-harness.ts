@@ -58,7 +58,7 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
       slack: { apiUrl: slack.url, fallbackToken: slack.token, secretKey: null },
       mailer: createMailer({ smtpUrl: smtp.url, dataDir: mailDir }),
       mailFrom: "Onboarding <onboarding@test.example>",
-      concurrency: { records: 2, outbound: 2 },
+      concurrency: { records: 2, outbound: 2, webhooks: 2 },
       reminderScanSeconds: options.reminderScanSeconds ?? null,
       lockDurationMs: options.lockDurationMs,
     });

@@ -151,7 +151,8 @@ export async function createTestApp(
     clock,
     logger,
     publicUrl: options.publicUrl ?? "http://127.0.0.1:3000",
-    secretKey: options.secretKey ?? null,
+    // An installation always has one (npm start generates it); webhook secrets are sealed with it.
+    secretKey: options.secretKey ?? "test-secret-key-for-sealing-0123456789",
     adminToken: options.adminToken ?? null,
     redisPrefix: options.redisPrefix ?? uniquePrefix("app"),
     // Suites send many failing requests from one address on purpose; the limit suite sets its own.

@@ -1,0 +1,9 @@
+import { defineFeature } from "../feature.ts";
+import { webhookRoutes } from "./webhooks.routes.ts";
+import { createWebhookEndpointStore } from "./webhooks.store.ts";
+
+export const webhooksFeature = defineFeature({
+  tag: { name: "Webhooks", description: "Events POSTed to your endpoints as they happen: signed (Standard Webhooks), retried, at least once." },
+  stores: (sql) => ({ webhookEndpoints: createWebhookEndpointStore(sql) }),
+  routes: webhookRoutes,
+});

@@ -1,0 +1,68 @@
+import type { Flow } from "../../shared/db/flow.ts";
+import { webhookAttempts, webhookEndpoints, type WebhookEndpointRow } from "../../shared/db/schema.ts";
+import { decoder, rowOf, type Sql } from "../../shared/db/sql.ts";
+
+/** Webhook endpoints and their attempts log, as the API reads and changes them. */
+export function createWebhookEndpointStore(sql: Sql) {
+  const endpoint = rowOf(webhookEndpoints);
+  const attempt = rowOf(webhookAttempts);
+  const insert = sql.statement(
+    `INSERT INTO webhook_endpoints (id, org_id, url, description, enabled_events, status, disabled_reason, secret, previous_secret, previous_secret_expires_at, failing_since, created_at, updated_at)
+     VALUES ($id, $orgId, $url, $description, $enabledEvents, $status, NULL, $secret, NULL, NULL, NULL, $createdAt, $updatedAt)`,
+  );
+  const count = sql.statement<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM webhook_endpoints WHERE org_id = $orgId`, { decode: decoder({ n: "number" }) });
+  const byId = sql.statement(`SELECT ${endpoint.columns} FROM webhook_endpoints WHERE org_id = $orgId AND id = $id`, { decode: endpoint.decode });
+  const page = sql.statement(
+    `SELECT ${endpoint.columns} FROM webhook_endpoints WHERE org_id = $orgId AND created_at < $before ORDER BY created_at DESC LIMIT $limit`,
+    { decode: endpoint.decode },
+  );
+  const enabled = sql.statement<{ id: string; enabledEvents: string }>(
+    `SELECT id, enabled_events AS "enabledEvents" FROM webhook_endpoints WHERE org_id = $orgId AND status = 'enabled'`,
+  );
+  const update = sql.statement(
+    `UPDATE webhook_endpoints SET url = $url, description = $description, enabled_events = $enabledEvents, status = $status,
+       disabled_reason = $disabledReason, failing_since = $failingSince, updated_at = $updatedAt WHERE org_id = $orgId AND id = $id`,
+  );
+  const rotate = sql.statement(
+    `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $previousExpiresAt, secret = $secret, updated_at = $now
+     WHERE org_id = $orgId AND id = $id`,
+  );
+  const remove = sql.statement(`DELETE FROM webhook_endpoints WHERE org_id = $orgId AND id = $id`);
+  const attempts = sql.statement(
+    `SELECT ${attempt.columns} FROM webhook_attempts WHERE endpoint_id = $endpointId AND org_id = $orgId AND created_at < $before
+     ORDER BY created_at DESC LIMIT $limit`,
+    { decode: attempt.decode },
+  );
+  // Events of the workspace from `since` on, live ones only (test keys deliver nothing), that this
+  // endpoint has neither received (a 2xx) nor has a try of still due; oldest first.
+  const undelivered = sql.statement<{ id: string; type: string; position: number; createdAt: number }>(
+    `SELECT e.id, e.type, e.position, e.created_at AS "createdAt" FROM events e
+     WHERE e.org_id = $orgId AND e.position > $afterPosition AND e.created_at >= $since AND e.livemode = TRUE
+       AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.endpoint_id = $endpointId AND a.event_id = e.id
+                       AND ((a.status_code >= 200 AND a.status_code < 300) OR a.next_attempt_at > $now))
+     ORDER BY e.position LIMIT $limit`,
+    { decode: decoder({ position: "number", createdAt: "number" }) },
+  );
+
+  return {
+    insert: (row: Omit<WebhookEndpointRow, "disabledReason" | "previousSecret" | "previousSecretExpiresAt" | "failingSince">) => insert.run(row),
+    *count(orgId: string): Flow<number> {
+      return (yield* count.get({ orgId }))?.n ?? 0;
+    },
+    byId: (orgId: string, id: string) => byId.get({ orgId, id }),
+    page: (orgId: string, before: number, limit: number) => page.all({ orgId, before, limit }),
+    /** The workspace's enabled endpoints and what each subscribes to: read by every change that writes events. */
+    *enabled(orgId: string): Flow<{ id: string; enabledEvents: string[] }[]> {
+      const rows = yield* enabled.all({ orgId });
+      return rows.map((row) => ({ id: row.id, enabledEvents: JSON.parse(row.enabledEvents) as string[] }));
+    },
+    update: (row: WebhookEndpointRow) => update.run(row),
+    rotate: (orgId: string, id: string, secret: string, previousExpiresAt: number, now: number) => rotate.run({ orgId, id, secret, previousExpiresAt, now }),
+    remove: (orgId: string, id: string) => remove.run({ orgId, id }),
+    attempts: (orgId: string, endpointId: string, before: number, limit: number) => attempts.all({ orgId, endpointId, before, limit }),
+    undelivered: (orgId: string, endpointId: string, since: number, afterPosition: number, now: number, limit: number) =>
+      undelivered.all({ orgId, endpointId, since, afterPosition, now, limit }),
+  };
+}
+
+export type WebhookEndpointStore = ReturnType<typeof createWebhookEndpointStore>;

@@ -1,0 +1,50 @@
+import type { Flow } from "../../shared/db/flow.ts";
+import { events, webhookEndpoints } from "../../shared/db/schema.ts";
+import { decoder, rowOf, type Sql } from "../../shared/db/sql.ts";
+
+/** What a delivery reads and writes: the endpoint, the event, the attempts log and the endpoint's health. */
+export function createWebhookDeliveryStore(sql: Sql) {
+  const endpoint = rowOf(webhookEndpoints);
+  const event = rowOf(events);
+  const endpointById = sql.statement(`SELECT ${endpoint.columns} FROM webhook_endpoints WHERE id = $id AND org_id = $orgId`, { decode: endpoint.decode });
+  const eventById = sql.statement(`SELECT ${event.columns} FROM events WHERE id = $id AND org_id = $orgId`, { decode: event.decode });
+  const insertAttempt = sql.statement(
+    `INSERT INTO webhook_attempts (id, org_id, endpoint_id, event_id, attempt, status_code, duration_ms, error, response_excerpt, created_at, next_attempt_at)
+     VALUES ($id, $orgId, $endpointId, $eventId, $attempt, $statusCode, $durationMs, $error, $responseExcerpt, $createdAt, $nextAttemptAt)`,
+  );
+  const succeeded = sql.statement(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $id AND failing_since IS NOT NULL`);
+  // The first failure since the last success is kept: five days from it disable the endpoint.
+  const failing = sql.statement<{ since: number }>(
+    `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $now) WHERE id = $id RETURNING failing_since AS "since"`,
+    { decode: decoder({ since: "number" }) },
+  );
+  const disable = sql.statement(
+    `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $reason, updated_at = $now WHERE id = $id AND status = 'enabled'`,
+  );
+
+  return {
+    endpoint: (orgId: string, id: string) => endpointById.get({ orgId, id }),
+    event: (orgId: string, id: string) => eventById.get({ orgId, id }),
+    attempt: (row: {
+      id: string;
+      orgId: string;
+      endpointId: string;
+      eventId: string;
+      attempt: number;
+      statusCode: number | null;
+      durationMs: number;
+      error: string | null;
+      responseExcerpt: string | null;
+      createdAt: number;
+      nextAttemptAt: number | null;
+    }) => insertAttempt.run(row),
+    succeeded: (id: string) => succeeded.run({ id }),
+    /** Marks the endpoint failing (unless it already is) and answers since when. */
+    *failing(id: string, now: number): Flow<number> {
+      return (yield* failing.get({ id, now }))?.since ?? now;
+    },
+    disable: (id: string, reason: string, now: number) => disable.run({ id, reason, now }),
+  };
+}
+
+export type WebhookDeliveryStore = ReturnType<typeof createWebhookDeliveryStore>;
