@@ -8,10 +8,11 @@ import { silentLogger } from "../../shared/logger.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { createMailer } from "../../worker/mailer.ts";
 import { createWorker } from "../../worker/worker.ts";
+import type { WebhookSettings } from "../../worker/webhooks/deliver.ts";
 import { startSlackStandIn } from "./slack-stand-in.ts";
 import { startSmtpSink } from "./smtp-sink.ts";
 import { waitFor } from "./wait.ts";
-import { createTestApp, testRedisUrl, uniquePrefix, type TestApp } from "./test-app.ts";
+import { createTestApp, TEST_SECRET_KEY, testRedisUrl, uniquePrefix, type TestApp } from "./test-app.ts";
 
 export { waitFor };
 
@@ -24,6 +25,8 @@ export interface HarnessOptions {
   outboxReconcileAfterMs?: number;
   /** Seconds between reminder scans of the in-process worker; null (default) runs no scheduler. */
   reminderScanSeconds?: number | null;
+  /** Webhook rules for the API and the worker, and the worker's retry pauses and timeout. */
+  webhooks?: Omit<WebhookSettings, "secretKey">;
 }
 
 /**
@@ -41,7 +44,7 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
   const apiRedis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   apiRedis.on("error", () => {});
   await new Promise((resolve) => apiRedis.once("ready", resolve));
-  const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis, app: { outboxReconcileAfterMs: options.outboxReconcileAfterMs } });
+  const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis, app: { outboxReconcileAfterMs: options.outboxReconcileAfterMs, webhookRules: options.webhooks?.rules } });
   const csm = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" }));
   const noSlack = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" }));
   const { databaseUrl } = t;
@@ -58,7 +61,8 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
       slack: { apiUrl: slack.url, fallbackToken: slack.token, secretKey: null },
       mailer: createMailer({ smtpUrl: smtp.url, dataDir: mailDir }),
       mailFrom: "Onboarding <onboarding@test.example>",
-      concurrency: { records: 2, outbound: 2, webhooks: 2 },
+      concurrency: { records: 2, outbound: 2, webhooks: 4 },
+      webhooks: options.webhooks && { ...options.webhooks, secretKey: TEST_SECRET_KEY },
       reminderScanSeconds: options.reminderScanSeconds ?? null,
       lockDurationMs: options.lockDurationMs,
     });

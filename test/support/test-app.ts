@@ -125,6 +125,9 @@ export interface TestResponse<T = any> {
  * The real app over a private database and Redis, with two workspaces and the keys a test
  * needs: live, test, a revoked one, and one of another workspace.
  */
+/** The SECRET_KEY of test apps (an installation always has one: npm start generates it). */
+export const TEST_SECRET_KEY = "test-secret-key-for-sealing-0123456789";
+
 export async function createTestApp(
   options: {
     clock?: Clock;
@@ -152,7 +155,7 @@ export async function createTestApp(
     logger,
     publicUrl: options.publicUrl ?? "http://127.0.0.1:3000",
     // An installation always has one (npm start generates it); webhook secrets are sealed with it.
-    secretKey: options.secretKey ?? "test-secret-key-for-sealing-0123456789",
+    secretKey: options.secretKey ?? TEST_SECRET_KEY,
     adminToken: options.adminToken ?? null,
     redisPrefix: options.redisPrefix ?? uniquePrefix("app"),
     // Suites send many failing requests from one address on purpose; the limit suite sets its own.
