@@ -24,6 +24,7 @@ const ENGINE_NEUTRAL = [
   "test/faults/api-kill.test.ts",
   "test/faults/concurrent-changes.test.ts",
   "test/faults/feed-under-concurrency.test.ts",
+  "test/faults/webhook-faults.test.ts",
   "test/scale/several-workers.test.ts",
 ];
 
