@@ -164,7 +164,7 @@ export async function createApp(infra: AppInfrastructure) {
   ];
   for (const timer of timers) timer.unref();
 
-  const metrics = createMetrics({ store: stores.metrics, queues, relay, limiter, prefix: infra.redisPrefix });
+  const metrics = createMetrics({ store: stores.metrics, queues, relay, limiter, prefix: infra.redisPrefix, clock });
   // The reference page and its script answer GET only, like the routes their 405 and OPTIONS.
   const allowedMethods = methodsForPath([
     ...routes,

@@ -1,3 +1,4 @@
+import type { Clock } from "../../shared/clock.ts";
 import { run } from "../../shared/db/flow.ts";
 import { Counter, Gauge, Registry } from "prom-client";
 import { createRequestMetrics } from "./request-metrics.ts";
@@ -14,7 +15,7 @@ const JOB_STATES = ["waiting", "active", "delayed", "failed", "completed"] as co
  * at scrape time, queue depths, the outbox backlog, delivery outcomes and the limiter mode.
  * A registry per app (not the global one) keeps several apps in one process apart.
  */
-export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queues; relay: Relay; limiter: RateLimiter; /** Queue prefix: where the workers count rows pruned. */ prefix: string }) {
+export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queues; relay: Relay; limiter: RateLimiter; /** Queue prefix: where the workers count rows pruned. */ prefix: string; clock: Clock }) {
   const registry = new Registry();
   const requests = createRequestMetrics(registry);
   const disconnects = new Counter({
@@ -73,6 +74,26 @@ export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queue
       const rows = await run(store.deliveriesByKindAndStatus());
       this.reset();
       for (const row of rows) this.set({ kind: row.kind, status: row.status }, row.n);
+    },
+  });
+  new Gauge({
+    name: "webhook_attempts",
+    help: "Webhook delivery attempts kept (WEBHOOK_ATTEMPTS_RETENTION), by outcome: delivered (2xx), retrying (another try is due), failed.",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await run(store.webhookAttemptsByOutcome());
+      this.reset();
+      for (const outcome of ["delivered", "retrying", "failed"]) this.set({ outcome }, rows.find((r) => r.outcome === outcome)?.n ?? 0);
+    },
+  });
+  new Gauge({
+    name: "webhook_oldest_undelivered_seconds",
+    help: "Age of the oldest webhook delivery neither delivered nor given up (0 when none waits).",
+    registers: [registry],
+    async collect() {
+      const oldest = (await run(store.oldestUndeliveredWebhook()))?.at ?? null;
+      this.set(oldest === null ? 0 : Math.max(0, (deps.clock.nowMicros() - oldest) / 1e6));
     },
   });
   new Gauge({

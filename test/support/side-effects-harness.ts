@@ -16,6 +16,9 @@ import { createTestApp, TEST_SECRET_KEY, testRedisUrl, uniquePrefix, type TestAp
 
 export { waitFor };
 
+/** Opens the harness app's /metrics and /admin/queues. */
+export const HARNESS_ADMIN_TOKEN = "harness-admin-token-0123456789";
+
 export interface HarnessOptions {
   clock?: Clock;
   redisUrl?: string;
@@ -44,7 +47,7 @@ export async function createSideEffectsHarness(options: HarnessOptions = {}) {
   const apiRedis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   apiRedis.on("error", () => {});
   await new Promise((resolve) => apiRedis.once("ready", resolve));
-  const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis, app: { outboxReconcileAfterMs: options.outboxReconcileAfterMs, webhookRules: options.webhooks?.rules } });
+  const t = await createTestApp({ clock, redisPrefix: prefix, redis: apiRedis, app: { outboxReconcileAfterMs: options.outboxReconcileAfterMs, webhookRules: options.webhooks?.rules, adminToken: HARNESS_ADMIN_TOKEN } });
   const csm = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Casey CSM", email: "casey@acme.example", slackUserId: "UCSM1" }));
   const noSlack = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Sam NoSlack", email: "sam@acme.example" }));
   const { databaseUrl } = t;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { systemClock } from "../../shared/clock.ts";
-import { createSideEffectsHarness, waitFor } from "../support/side-effects-harness.ts";
+import { createSideEffectsHarness, HARNESS_ADMIN_TOKEN, waitFor } from "../support/side-effects-harness.ts";
 import { startDnsServer } from "../support/dns-server.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -98,6 +98,11 @@ describe("webhook deliveries", () => {
     expect(log[1]!.next_attempt_at).not.toBeNull();
     await waitFor(() => h.settled(), "the queues to settle");
     expect(deliveredTo("/flaky").length).toBe(3); // never called again after the 2xx
+    // /metrics counts them by outcome; nothing waits undelivered once the queues settled.
+    const metrics = await (await h.t.app.handle(new Request("http://127.0.0.1:3000/metrics", { headers: { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` } }))).text();
+    expect(Number(/^webhook_attempts\{outcome="retrying"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2);
+    expect(Number(/^webhook_attempts\{outcome="delivered"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
+    expect(metrics).toMatch(/^webhook_oldest_undelivered_seconds 0$/m);
   });
 
   test("429 with Retry-After waits at least that long", async () => {
