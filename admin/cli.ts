@@ -13,7 +13,7 @@ import type { Database } from "../shared/db/database.ts";
 import { convertToIncrementalVacuum } from "../shared/db/client.ts";
 import { run, use, type Flow } from "../shared/db/flow.ts";
 import { closePostgres, openPostgres, type PgDb } from "../shared/db/postgres.ts";
-import { listActivity, listDeliveries, listTimeline } from "./reports.ts";
+import { listActivity, listWebhookAttempts, listWebhookEndpoints, listDeliveries, listTimeline } from "./reports.ts";
 import { pruneExpired, retentionStatus, type Lifetimes } from "../shared/retention.ts";
 import { DatabaseUnreachable, openConfiguredDatabase } from "../shared/db/open.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
@@ -51,6 +51,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   retention status             rows, oldest row, bytes on disk and lifetime of each table that grows with traffic
   retention vacuum             SQLite made before this version: convert it once so pruning shrinks the file (one VACUUM)
   activity list --workspace SLUG [--limit N]   newest first (default 50); "repeat" counts a key's refusals in one second
+  webhooks list --workspace SLUG               the workspace's webhook endpoints, their status and why one was disabled
+  webhooks attempts --workspace SLUG --endpoint we_… [--limit N]   its delivery attempts, newest first (default 20, at most 100)
   db copy --to postgres://…   copy this SQLite database into an empty PostgreSQL one
 
 (\`org\` and \`--org\` are accepted as older spellings of \`workspace\` and \`--workspace\`.)
@@ -234,6 +236,16 @@ const COMMANDS: Record<string, (database: Database, flags: Flags, context: Conte
     const data = (yield* listActivity(database, required(flags, "workspace"), limit)).map(({ repeat_count, ...rest }) => ({ ...rest, repeat: repeat_count }));
     return { json: { object: "list", data }, text: table(data, ["at", "actor", "method", "route", "status", "repeat", "address", "duration_ms"]) };
   },
+  "webhooks list": function* (database, flags) {
+    const data = (yield* listWebhookEndpoints(database, required(flags, "workspace"))).map((e) => ({ ...e, enabled_events: e.enabled_events.join(",") }));
+    return { json: { object: "list", data }, text: table(data, ["id", "status", "url", "enabled_events", "disabled_reason", "created_at"]) };
+  },
+  "webhooks attempts": function* (database, flags) {
+    const limit = flags.limit === undefined ? 20 : Number(flags.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new OperatorError("--limit must be a whole number from 1 to 100.");
+    const data = yield* listWebhookAttempts(database, required(flags, "workspace"), required(flags, "endpoint"), limit);
+    return { json: { object: "list", data }, text: table(data, ["created_at", "event_id", "attempt", "status_code", "duration_ms", "error", "next_attempt_at"]) };
+  },
   "retention run": function* (database, _flags, context) {
     const pruned = yield* use(pruneExpired(database, context.lifetimes, systemClock.nowMicros()));
     const total = Object.values(pruned).reduce((a, b) => a + b, 0);
@@ -324,6 +336,7 @@ async function main(argv: string[]): Promise<number> {
         role: { type: "string" },
         to: { type: "string" },
         limit: { type: "string" },
+        endpoint: { type: "string" },
       },
     });
   } catch (error) {

@@ -2,6 +2,8 @@ import { formatMicros } from "../shared/clock.ts";
 import type { Database } from "../shared/db/database.ts";
 import type { Flow } from "../shared/db/flow.ts";
 import { findWorkspace, OperatorError } from "../shared/workspaces.ts";
+import { DomainError } from "../shared/errors.ts";
+import { listAttempts, listEndpoints } from "../api/webhooks/webhooks.service.ts";
 import { adminStores } from "./stores.ts";
 
 /*
@@ -37,4 +39,21 @@ export function* listActivity(database: Database, workspaceSlug: string, limit: 
   const org = yield* findWorkspace(database, workspaceSlug);
   const rows = yield* adminStores(database).reports.activityOf(org.id, limit);
   return rows.map((r) => ({ object: "activity_entry", ...r, at: formatMicros(r.at) }));
+}
+
+/** A workspace's webhook endpoints (never their secrets), newest first: the API's own listing. */
+export function* listWebhookEndpoints(database: Database, workspaceSlug: string) {
+  const org = yield* findWorkspace(database, workspaceSlug);
+  return (yield* listEndpoints(adminStores(database), org.id, { limit: 100 })).data;
+}
+
+/** One endpoint's delivery attempts, newest first, at most `limit` (the API's listing). */
+export function* listWebhookAttempts(database: Database, workspaceSlug: string, endpointId: string, limit: number) {
+  const org = yield* findWorkspace(database, workspaceSlug);
+  try {
+    return (yield* listAttempts(adminStores(database), org.id, endpointId, { limit })).data;
+  } catch (error) {
+    if (error instanceof DomainError) throw new OperatorError(error.message);
+    throw error;
+  }
 }

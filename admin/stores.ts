@@ -1,8 +1,9 @@
 import type { Database } from "../shared/db/database.ts";
+import { createWebhookEndpointStore } from "../api/webhooks/webhooks.store.ts";
 import { createReportsStore } from "./reports.store.ts";
 
 const built = new WeakMap<Database, ReturnType<typeof build>>();
-const build = (database: Database) => ({ reports: createReportsStore(database.sql) });
+const build = (database: Database) => ({ reports: createReportsStore(database.sql), webhookEndpoints: createWebhookEndpointStore(database.sql) });
 
 /** Every store the operator's command line uses (shared/workspaces.ts builds its own), once per open database. */
 export function adminStores(database: Database) {

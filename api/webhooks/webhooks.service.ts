@@ -86,7 +86,7 @@ function sealed(deps: WebhookDeps, secret: string): string {
   return encryptSecret(deps.webhookSettings.secretKey, secret);
 }
 
-function* findEndpoint(deps: WebhookDeps, orgId: string, id: string): Flow<WebhookEndpointRow> {
+function* findEndpoint(deps: Pick<WebhookDeps, "webhookEndpoints">, orgId: string, id: string): Flow<WebhookEndpointRow> {
   const row = yield* deps.webhookEndpoints.byId(orgId, id);
   if (!row) throw endpointNotFound(id);
   return row;
@@ -185,7 +185,7 @@ export function* pingEndpoint(deps: WebhookDeps, orgId: string, livemode: boolea
   });
 }
 
-export function* listAttempts(deps: WebhookDeps, orgId: string, id: string, query: { limit?: number; cursor?: string }): Flow<ListPage<WebhookAttemptResource>> {
+export function* listAttempts(deps: Pick<WebhookDeps, "webhookEndpoints">, orgId: string, id: string, query: { limit?: number; cursor?: string }): Flow<ListPage<WebhookAttemptResource>> {
   yield* findEndpoint(deps, orgId, id);
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
   const rows = yield* deps.webhookEndpoints.attempts(orgId, id, cursorMicros(query.cursor), limit + 1);

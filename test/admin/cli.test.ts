@@ -192,6 +192,28 @@ describe("workspace settings, users and reports", () => {
     expect(admin("activity", "list", "--workspace", "acme").stdout).toContain("417");
     expect(admin("activity", "list", "--workspace", "acme", "--limit", "0").code).not.toBe(0);
   });
+
+  test("webhooks list and webhooks attempts show a workspace's endpoints (never a secret) and their tries", () => {
+    const { Database } = require("bun:sqlite");
+    const db = new Database(join(dir, "admin.sqlite"));
+    const org = (db.query("SELECT id FROM organizations WHERE slug = 'acme'").get() as { id: string }).id;
+    db.query(
+      `INSERT INTO webhook_endpoints (id, org_id, url, description, enabled_events, status, disabled_reason, secret, created_at, updated_at)
+       VALUES ('we_01JD000000000000000000CL1X', ?, 'https://hooks.example.com/cli', NULL, '["onboarding.*"]', 'disabled', 'The endpoint answered 410 Gone on 2026-11-24T10:00:00.000000Z.', 'v1:sealed', 1795000000000000, 1795000000000000)`,
+    ).run(org);
+    db.query(
+      `INSERT INTO webhook_attempts (id, org_id, endpoint_id, event_id, attempt, status_code, duration_ms, error, response_excerpt, created_at, next_attempt_at)
+       VALUES ('wha_01JD00000000000000000CLI1', ?, 'we_01JD000000000000000000CL1X', 'evt_01JD00000000000000000CLI01', 1, 410, 12.5, 'answered 410', 'gone', 1795000001000000, NULL)`,
+    ).run(org);
+    db.close();
+    const endpoints = admin("webhooks", "list", "--workspace", "acme", "--json").json();
+    expect(endpoints.data.map((e: Record<string, unknown>) => [e.id, e.status, e.enabled_events, "secret" in e])).toEqual([["we_01JD000000000000000000CL1X", "disabled", "onboarding.*", false]]);
+    expect(admin("webhooks", "list", "--workspace", "acme").stdout).toContain("410 Gone");
+    const attempts = admin("webhooks", "attempts", "--workspace", "acme", "--endpoint", "we_01JD000000000000000000CL1X", "--json").json();
+    expect(attempts.data.map((a: Record<string, unknown>) => [a.event_id, a.attempt, a.status_code, a.error])).toEqual([["evt_01JD00000000000000000CLI01", 1, 410, "answered 410"]]);
+    const missing = admin("webhooks", "attempts", "--workspace", "acme", "--endpoint", "we_01JD0000000000000000000000");
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining("No such webhook endpoint")]);
+  });
 });
 
 const server = testPostgresUrl();
