@@ -32,14 +32,14 @@ const onPostgres = engine === "postgres";
 const quick = args.includes("--quick");
 // --service-only: no baseline runs, so a profile of the API (BENCH_CPU_PROF) shows load, not idling.
 const serviceOnly = args.includes("--service-only");
-const ALL = ["create", "read", "list", "patch", "read-tail", "prune", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth"] as const;
+const ALL = ["create", "read", "list", "patch", "read-tail", "prune", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth", "feed"] as const;
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`unknown scenario '${s}'; choose from ${ALL.join(", ")}`);
 // The other scenarios read the service's SQLite file directly (worker drains, the 1M-row list).
 const HTTP_SCENARIOS: Scenario[] = ["create", "read", "list", "patch", "read-tail"];
 // growth runs the app in a process of its own on either engine (bench/growth.ts --db).
-const POSTGRES_SCENARIOS: Scenario[] = [...HTTP_SCENARIOS, "prune", "growth"];
+const POSTGRES_SCENARIOS: Scenario[] = [...HTTP_SCENARIOS, "prune", "growth", "feed"];
 if (onPostgres && chosen.some((s) => !POSTGRES_SCENARIOS.includes(s))) throw new Error(`--db postgres runs ${POSTGRES_SCENARIOS.join(", ")}`);
 const scenarios: Scenario[] = chosen.length ? chosen : onPostgres ? POSTGRES_SCENARIOS : [...ALL];
 
@@ -478,6 +478,19 @@ if (scenarios.includes("growth")) {
   const perCreate = Number(/^created: .* (\d+) bytes per create/m.exec(output)?.[1]);
   summary.push(`| growth: bytes per served / refused read, per create | ${served} / ${refused} / ${perCreate} | (recorded) | |`);
   summary.push(`| growth: bytes per call, a flood of 90% refusals | ${flood.toFixed(0)} | ≤ 120 | ${flood <= 120 ? "met" : "missed"} |`);
+}
+
+if (scenarios.includes("feed")) {
+  // The change feed at size (bench/feed.ts: the app in its own process over its own database):
+  // a page with 1,000 and with many events, and writes beside followers.
+  const flags = quick ? ["--events=20000", "--seconds=1", "--rounds=1", "--samples=20"] : ["--events=10000000"];
+  record(`\n### feed: the change feed's page cost at size and beside writers (bun bench/feed.ts ${flags.join(" ")} --db ${engine})`);
+  const child = Bun.spawn([process.execPath, "bench/feed.ts", ...flags, "--db", engine], { stdout: "pipe", stderr: "inherit" });
+  const output = await new Response(child.stdout).text();
+  if ((await child.exited) !== 0) throw new Error("bench/feed.ts failed");
+  for (const line of output.replaceAll("\r", "\n").split("\n")) if (line.trim() && !line.startsWith("{") && !/^ +[\d,]+ of /.test(line)) record(line);
+  const worst = Math.max(...[...output.matchAll(/ratio ([\d.]+)$/gm)].slice(0, 6).map((m) => Number(m[1])));
+  summary.push(`| feed: a page with many events / with 1,000, the worst of six pages | ${worst.toFixed(2)}× | ≤ 1.5× | ${worst <= 1.5 ? "met" : "missed"} |`);
 }
 
 // ---- report ------------------------------------------------------------------------------
