@@ -8,7 +8,6 @@ import {
   ListWebhookEndpointsQuery,
   RecoverBody,
   UpdateWebhookEndpointBody,
-
   WebhookAttemptList,
   WebhookEndpoint,
   WebhookEndpointList,

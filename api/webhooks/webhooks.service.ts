@@ -102,22 +102,23 @@ export function* createEndpoint(deps: WebhookDeps, orgId: string, input: CreateW
       throw new DomainError("webhook_endpoint_limit", `A workspace may have at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
     }
     const now = deps.clock.nowMicros();
-    const row = {
+    const row: WebhookEndpointRow = {
       id: newId("we"),
       orgId,
       url,
       description: input.description ?? null,
       enabledEvents: JSON.stringify(events),
-      status: "enabled" as const,
+      status: "enabled",
+      disabledReason: null,
       secret: sealedSecret,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      failingSince: null,
       createdAt: now,
       updatedAt: now,
     };
     yield* deps.webhookEndpoints.insert(row);
-    return {
-      ...toWebhookEndpointResource({ ...row, disabledReason: null, previousSecret: null, previousSecretExpiresAt: null, failingSince: null }),
-      secret,
-    };
+    return { ...toWebhookEndpointResource(row), secret };
   });
 }
 
@@ -145,7 +146,6 @@ export function* updateEndpoint(deps: WebhookDeps, orgId: string, id: string, in
     };
     // Enabled again (by hand): the reason it was disabled and its failing streak are history.
     if (input.status === "enabled") Object.assign(next, { disabledReason: null, failingSince: null });
-    if (input.status === "disabled" && current.status === "enabled") next.disabledReason = null;
     if (JSON.stringify(next) === JSON.stringify(current)) return toWebhookEndpointResource(current);
     next.updatedAt = deps.clock.nowMicros();
     yield* deps.webhookEndpoints.update(next);
@@ -155,8 +155,7 @@ export function* updateEndpoint(deps: WebhookDeps, orgId: string, id: string, in
 
 export function* deleteEndpoint(deps: WebhookDeps, orgId: string, id: string): Flow<{ object: "webhook_endpoint"; id: string; deleted: true }> {
   return yield* deps.transaction(function* () {
-    yield* findEndpoint(deps, orgId, id);
-    yield* deps.webhookEndpoints.remove(orgId, id);
+    if ((yield* deps.webhookEndpoints.remove(orgId, id)) === 0) throw endpointNotFound(id);
     return { object: "webhook_endpoint" as const, id, deleted: true as const };
   });
 }
@@ -166,10 +165,10 @@ export function* rotateSecret(deps: WebhookDeps, orgId: string, id: string): Flo
   const secret = newWebhookSecret();
   const sealedSecret = sealed(deps, secret);
   return yield* deps.transaction(function* () {
-    yield* findEndpoint(deps, orgId, id);
     const now = deps.clock.nowMicros();
-    yield* deps.webhookEndpoints.rotate(orgId, id, sealedSecret, now + ROTATION_OVERLAP_MICROS, now);
-    return { ...toWebhookEndpointResource(yield* findEndpoint(deps, orgId, id)), secret };
+    const rotated = yield* deps.webhookEndpoints.rotate(orgId, id, sealedSecret, now + ROTATION_OVERLAP_MICROS, now);
+    if (!rotated) throw endpointNotFound(id);
+    return { ...toWebhookEndpointResource(rotated), secret };
   });
 }
 

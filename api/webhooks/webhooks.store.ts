@@ -8,7 +8,7 @@ export function createWebhookEndpointStore(sql: Sql) {
   const attempt = rowOf(webhookAttempts);
   const insert = sql.statement(
     `INSERT INTO webhook_endpoints (id, org_id, url, description, enabled_events, status, disabled_reason, secret, previous_secret, previous_secret_expires_at, failing_since, created_at, updated_at)
-     VALUES ($id, $orgId, $url, $description, $enabledEvents, $status, NULL, $secret, NULL, NULL, NULL, $createdAt, $updatedAt)`,
+     VALUES ($id, $orgId, $url, $description, $enabledEvents, $status, $disabledReason, $secret, $previousSecret, $previousSecretExpiresAt, $failingSince, $createdAt, $updatedAt)`,
   );
   const count = sql.statement<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM webhook_endpoints WHERE org_id = $orgId`, { decode: decoder({ n: "number" }) });
   const byId = sql.statement(`SELECT ${endpoint.columns} FROM webhook_endpoints WHERE org_id = $orgId AND id = $id`, { decode: endpoint.decode });
@@ -25,7 +25,8 @@ export function createWebhookEndpointStore(sql: Sql) {
   );
   const rotate = sql.statement(
     `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $previousExpiresAt, secret = $secret, updated_at = $now
-     WHERE org_id = $orgId AND id = $id`,
+     WHERE org_id = $orgId AND id = $id RETURNING ${endpoint.columns}`,
+    { decode: endpoint.decode },
   );
   const remove = sql.statement(`DELETE FROM webhook_endpoints WHERE org_id = $orgId AND id = $id`);
   const attempts = sql.statement(
@@ -45,7 +46,7 @@ export function createWebhookEndpointStore(sql: Sql) {
   );
 
   return {
-    insert: (row: Omit<WebhookEndpointRow, "disabledReason" | "previousSecret" | "previousSecretExpiresAt" | "failingSince">) => insert.run(row),
+    insert: (row: WebhookEndpointRow) => insert.run(row),
     *count(orgId: string): Flow<number> {
       return (yield* count.get({ orgId }))?.n ?? 0;
     },
@@ -57,7 +58,9 @@ export function createWebhookEndpointStore(sql: Sql) {
       return rows.map((row) => ({ id: row.id, enabledEvents: JSON.parse(row.enabledEvents) as string[] }));
     },
     update: (row: WebhookEndpointRow) => update.run(row),
-    rotate: (orgId: string, id: string, secret: string, previousExpiresAt: number, now: number) => rotate.run({ orgId, id, secret, previousExpiresAt, now }),
+    /** The endpoint with its new secret, the old one kept until `previousExpiresAt`; undefined when there is no such endpoint. */
+    rotate: (orgId: string, id: string, secret: string, previousExpiresAt: number, now: number) => rotate.get({ orgId, id, secret, previousExpiresAt, now }),
+    /** Rows deleted: 0 when there was no such endpoint. */
     remove: (orgId: string, id: string) => remove.run({ orgId, id }),
     attempts: (orgId: string, endpointId: string, before: number, limit: number) => attempts.all({ orgId, endpointId, before, limit }),
     undelivered: (orgId: string, endpointId: string, since: number, afterPosition: number, now: number, limit: number) =>

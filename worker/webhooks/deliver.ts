@@ -51,7 +51,7 @@ export function webhookHandlers(deps: { store: WebhookDeliveryStore; clock: Cloc
   async function attempt(job: Job, endpoint: WebhookEndpointRow, eventId: string, body: string, retries: boolean): Promise<void> {
     const now = clock.nowMicros();
     const tryNumber = job.attemptsMade + 1;
-    const last = !retries || tryNumber >= (job.opts.attempts ?? 1);
+    const last = tryNumber >= (job.opts.attempts ?? 1);
     const started = performance.now();
     let result: PostResult | null = null;
     let error: string | null = null;
