@@ -1,5 +1,5 @@
 import type { Database } from "../shared/db/database.ts";
-import { createWebhookEndpointStore } from "../api/webhooks/webhooks.store.ts";
+import { createWebhookEndpointStore } from "../shared/db/webhook-endpoints.store.ts";
 import { createReportsStore } from "./reports.store.ts";
 
 const built = new WeakMap<Database, ReturnType<typeof build>>();

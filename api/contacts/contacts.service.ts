@@ -12,8 +12,8 @@ import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import { toContactResource } from "./contacts.resource.ts";
 import { appendEvents, deleted, updated, type ChangeOrigin, type PendingEvent } from "../events/events.service.ts";
-import type { WebhookEndpointStore } from "../webhooks/webhooks.store.ts";
-import type { EventStore } from "../events/events.store.ts";
+import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
+import type { EventStore } from "../../shared/db/events.store.ts";
 import type { ContactResource, CreateContactInput, UpdateContactInput } from "./contacts.schema.ts";
 
 export type ContactDeps = Pick<CoreDeps, "transaction" | "clock" | "nextSequence" | "outbox"> & { webhookEndpoints: WebhookEndpointStore; customers: CustomerStore; contacts: ContactStore; events: EventStore };

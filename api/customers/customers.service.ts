@@ -12,8 +12,8 @@ import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import { toContactResource } from "../contacts/contacts.resource.ts";
 import { appendEvents, deleted, updated, type ChangeOrigin } from "../events/events.service.ts";
-import type { WebhookEndpointStore } from "../webhooks/webhooks.store.ts";
-import type { EventStore } from "../events/events.store.ts";
+import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
+import type { EventStore } from "../../shared/db/events.store.ts";
 import { toOnboardingResource } from "../onboardings/onboardings.resource.ts";
 import {
   METADATA_MAX_BYTES,

@@ -2,7 +2,7 @@ import { defineRoute, type RouteDef } from "../http/route.ts";
 import { exampleEvent } from "../examples.ts";
 import { Event, EventCursor, EventIdParams, EventList, ListEventsQuery } from "./events.schema.ts";
 import { currentCursor, getEvent, listEvents } from "./events.service.ts";
-import type { EventStore } from "./events.store.ts";
+import type { EventStore } from "../../shared/db/events.store.ts";
 
 const tag = "Events";
 

@@ -8,8 +8,8 @@ import type { Actor } from "../auth/actor.ts";
 import { pageOf } from "../http/pagination.ts";
 import type { CoreDeps } from "../deps.ts";
 import { queueDeliveries } from "../webhooks/webhooks.fanout.ts";
-import type { WebhookEndpointStore } from "../webhooks/webhooks.store.ts";
-import type { EventStore } from "./events.store.ts";
+import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
+import type { EventStore } from "../../shared/db/events.store.ts";
 import { EVENT_TYPES, type EventResource, type EventType, type ListEventsFilter } from "./events.schema.ts";
 
 /** The API request behind a change, as events carry it. */
@@ -63,7 +63,7 @@ export const deleted = (kind: "customer" | "contact" | "onboarding", last: Pendi
 /**
  * Writes a change's events, in order, and queues their webhook deliveries. Call it as the
  * change's last write: it takes the workspace's feed positions, whose lock the transaction then
- * holds until it commits (see events.store.ts). A change that wrote nothing calls it with no
+ * holds until it commits (see shared/db/events.store.ts). A change that wrote nothing calls it with no
  * events and writes nothing.
  */
 export function* appendEvents(

@@ -18,8 +18,8 @@ import type {
   UpdateOnboardingInput,
 } from "./onboardings.schema.ts";
 import { appendEvents, deleted, updated, type ChangeOrigin, type PendingEvent } from "../events/events.service.ts";
-import type { WebhookEndpointStore } from "../webhooks/webhooks.store.ts";
-import type { EventStore } from "../events/events.store.ts";
+import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
+import type { EventStore } from "../../shared/db/events.store.ts";
 import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
 
 export type OnboardingDeps = CoreDeps & { webhookEndpoints: WebhookEndpointStore; customers: CustomerStore; onboardings: OnboardingStore; events: EventStore };

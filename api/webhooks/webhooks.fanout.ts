@@ -1,6 +1,6 @@
 import type { Flow } from "../../shared/db/flow.ts";
 import type { CoreDeps } from "../deps.ts";
-import type { WebhookEndpointStore } from "./webhooks.store.ts";
+import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
 
 /** Whether an endpoint subscribed to `list` receives events of `type`. */
 export const subscribes = (list: readonly string[], type: string): boolean =>

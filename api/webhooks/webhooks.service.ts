@@ -17,7 +17,7 @@ import {
   type WebhookEndpointResource,
 } from "./webhooks.schema.ts";
 import { subscribes } from "./webhooks.fanout.ts";
-import type { WebhookEndpointStore } from "./webhooks.store.ts";
+import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
 
 /** What the webhook services need: the endpoints' store, the outbox, and the rules and key for URLs and secrets. */
 export type WebhookDeps = Pick<CoreDeps, "transaction" | "clock" | "outbox"> & {

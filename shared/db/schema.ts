@@ -423,7 +423,7 @@ export const formSubmissions = sqliteTable("form_submissions", {
  * The change feed (`GET /api/v1/events`): one row per change of a customer, contact or
  * onboarding, written in the change's own transaction. `position` counts a workspace's events
  * from 1 with no gaps, in commit order: a change takes its positions from `event_positions` as
- * its last statement and holds that row's lock until it commits (see api/events/events.store.ts).
+ * its last statement and holds that row's lock until it commits (see shared/db/events.store.ts).
  * Kept `EVENTS_RETENTION`.
  */
 export const events = sqliteTable(

@@ -1,13 +1,15 @@
 import type { Flow } from "../../shared/db/flow.ts";
-import { events, webhookEndpoints } from "../../shared/db/schema.ts";
-import { decoder, rowOf, type Sql } from "../../shared/db/sql.ts";
+import { createEventStore } from "../../shared/db/events.store.ts";
+import { decoder, type Sql } from "../../shared/db/sql.ts";
+import { createWebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
 
-/** What a delivery reads and writes: the endpoint, the event, the attempts log and the endpoint's health. */
+/**
+ * What a delivery reads and writes: the endpoint and the event (through their own stores, the
+ * API's), the attempts log and the endpoint's health.
+ */
 export function createWebhookDeliveryStore(sql: Sql) {
-  const endpoint = rowOf(webhookEndpoints);
-  const event = rowOf(events);
-  const endpointById = sql.statement(`SELECT ${endpoint.columns} FROM webhook_endpoints WHERE id = $id AND org_id = $orgId`, { decode: endpoint.decode });
-  const eventById = sql.statement(`SELECT ${event.columns} FROM events WHERE id = $id AND org_id = $orgId`, { decode: event.decode });
+  const endpoints = createWebhookEndpointStore(sql);
+  const feed = createEventStore(sql);
   const insertAttempt = sql.statement(
     `INSERT INTO webhook_attempts (id, org_id, endpoint_id, event_id, attempt, status_code, duration_ms, error, response_excerpt, created_at, next_attempt_at)
      VALUES ($id, $orgId, $endpointId, $eventId, $attempt, $statusCode, $durationMs, $error, $responseExcerpt, $createdAt, $nextAttemptAt)`,
@@ -23,8 +25,8 @@ export function createWebhookDeliveryStore(sql: Sql) {
   );
 
   return {
-    endpoint: (orgId: string, id: string) => endpointById.get({ orgId, id }),
-    event: (orgId: string, id: string) => eventById.get({ orgId, id }),
+    endpoint: endpoints.byId,
+    event: feed.byId,
     attempt: (row: {
       id: string;
       orgId: string;

@@ -1,6 +1,6 @@
-import type { Flow } from "../../shared/db/flow.ts";
-import { events, type EventRow } from "../../shared/db/schema.ts";
-import { decoder, insertRows, rowOf, type Sql } from "../../shared/db/sql.ts";
+import type { Flow } from "./flow.ts";
+import { events, type EventRow } from "./schema.ts";
+import { decoder, insertRows, rowOf, type Sql } from "./sql.ts";
 
 /** The table's columns and the row's fields they hold. */
 const COLUMNS = {

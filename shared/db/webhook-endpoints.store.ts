@@ -1,6 +1,6 @@
-import type { Flow } from "../../shared/db/flow.ts";
-import { webhookAttempts, webhookEndpoints, type WebhookEndpointRow } from "../../shared/db/schema.ts";
-import { decoder, rowOf, type Sql } from "../../shared/db/sql.ts";
+import type { Flow } from "./flow.ts";
+import { webhookAttempts, webhookEndpoints, type WebhookEndpointRow } from "./schema.ts";
+import { decoder, rowOf, type Sql } from "./sql.ts";
 
 /** Webhook endpoints and their attempts log, as the API reads and changes them. */
 export function createWebhookEndpointStore(sql: Sql) {
