@@ -19,8 +19,9 @@
  *    also share the app's one JavaScript thread with the writers, so what the writers lose is
  *    an upper bound of the feed's cost to them (bench/RESULTS.md says what is left to separate).
  */
-import { SQL } from "bun";
+import { postgresDatabase } from "../shared/db/database.ts";
 import { run } from "../shared/db/flow.ts";
+import { openPostgres } from "../shared/db/postgres.ts";
 import { percentiles } from "./lib/load.ts";
 import { startInProcessApp } from "./lib/in-process.ts";
 
@@ -40,8 +41,8 @@ const small = keys.filter((k) => k.orgId === keys[0]!.orgId);
 const large = keys.filter((k) => k.orgId !== keys[0]!.orgId);
 const log = (line: string) => console.log(line);
 
-// A connection of its own on PostgreSQL: a slice may take longer than the app's statement_timeout.
-const seeder = app.postgresUrl ? new SQL({ url: app.postgresUrl, max: 1 }) : null;
+// On PostgreSQL a database handle of its own: a slice may take longer than the app's statement_timeout.
+const seeder = app.postgresUrl ? postgresDatabase(await openPostgres(app.postgresUrl, { poolSize: 1, statementTimeoutMs: 600_000 })) : database;
 try {
   // ---- seeding: N events in the service's shapes, one statement per slice on both engines ------
   // The data of one real event (an onboarding's phase change through the API) is every seeded event's data.
@@ -56,26 +57,18 @@ try {
   const template = (await run(database.sql.statement<{ data: string }>("SELECT data FROM events WHERE org_id = $orgId ORDER BY position LIMIT 1").get({ orgId: small[0]!.orgId })))!.data;
   log(`engine: ${engine}; each event's data ${template.length} bytes (a real onboarding.updated)`);
 
-  const SEED = `WITH RECURSIVE n(i) AS (SELECT $from UNION ALL SELECT i + 1 FROM n WHERE i < $to)
+  const SEED = `WITH RECURSIVE n(i) AS (SELECT CAST($from AS BIGINT) UNION ALL SELECT i + 1 FROM n WHERE i < $to)
     INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at)
     SELECT $orgId, i, 'evt_' || $stem || CAST(100000000000000000 + i AS TEXT),
       CASE WHEN i % 1000 = 0 THEN 'customer.deleted' WHEN i % 10 = 1 THEN 'onboarding.phase_changed' WHEN i % 10 = 2 THEN 'onboarding.state_changed' ELSE 'onboarding.updated' END,
       'onb_seed' || CAST(i % $objects AS TEXT), (i = i), 'api_key', 'Seed key', NULL, NULL, $data, $base + i FROM n`;
+  const seedSlice = seeder.sql.statement(SEED);
   async function seed(orgId: string, from: number, to: number, count: number): Promise<void> {
     // Ids of evt_ and 26 of [0-9A-Z], as cursors name them: 8 letters per workspace, 18 digits.
     const stem = orgId === small[0]!.orgId ? "SEEDSMAL" : "SEEDLARG";
     // About 100 events per object in either workspace, so one object's page is a full page in both.
     const params = { from, to, orgId, stem, data: template, base: Date.now() * 1000, objects: Math.max(1, Math.floor(count / 100)) };
-    if (!seeder) {
-      await run(database.sql.statement(SEED).run(params));
-      return;
-    }
-    const names: string[] = [];
-    const text = SEED.replace(/\$(\w+)/g, (_, name: string) => {
-      if (!names.includes(name)) names.push(name);
-      return `$${names.indexOf(name) + 1}`;
-    });
-    await seeder.unsafe(text.replace("SELECT $1 UNION", "SELECT $1::bigint UNION"), names.map((n) => params[n as keyof typeof params]));
+    await run(seedSlice.run(params));
   }
   async function fill(orgId: string, count: number): Promise<void> {
     const started = performance.now();
@@ -100,7 +93,7 @@ try {
   await fill(small[0]!.orgId, SMALL - 2); // beside the PATCH's two
   await fill(large[0]!.orgId, LARGE);
   // As autovacuum would after a bulk load; SQLite plans from its indexes' shapes, without statistics.
-  if (seeder) await seeder.unsafe("ANALYZE events");
+  if (database.engine === "postgres") await run(seeder.sql.statement("ANALYZE events").run());
 
   // ---- 1. a page at any size ---------------------------------------------------------------------
   const cursorAt = (position: number) => Buffer.from(`1:${position}:`).toString("base64url");
@@ -231,7 +224,7 @@ try {
   line("beside 1 follower catching up at full speed", runs.catchUp);
 
 } finally {
-  await seeder?.close();
+  if (seeder !== database) await seeder.close();
   await app.close();
 }
 process.exit(0);
