@@ -68,3 +68,29 @@ export const exampleEvent = {
   request: { id: "req_01JDQ41N5P6Q7R8S9T0V1W2X3Z", idempotency_key: null },
   data: { object: { ...exampleOnboarding, phase: "review" }, previous_attributes: { phase: "program_design" } },
 } as const;
+
+export const exampleWebhookEndpoint = {
+  object: "webhook_endpoint" as const,
+  id: "we_01JDQ4C0D1E2F3G4H5J6K7M8N9",
+  url: "https://hooks.example.com/onboarding",
+  enabled_events: ["onboarding.*", "customer.deleted"],
+  description: "CRM sync",
+  status: "enabled" as const,
+  disabled_reason: null,
+  created_at: "2026-11-22T10:15:30.123456Z",
+  updated_at: "2026-11-22T10:15:30.123456Z",
+};
+export const exampleWebhookEndpointWithSecret = { ...exampleWebhookEndpoint, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
+export const exampleWebhookAttempt = {
+  object: "webhook_attempt" as const,
+  id: "wha_01JDQ4D0E1F2G3H4J5K6M7N8P9",
+  endpoint_id: exampleWebhookEndpoint.id,
+  event_id: "evt_01JDQ41N5P6Q7R8S9T0V1W2X3Y",
+  attempt: 2,
+  status_code: 500,
+  duration_ms: 41.7,
+  error: "answered 500",
+  response_excerpt: "upstream unavailable",
+  created_at: "2026-11-22T10:15:35.123456Z",
+  next_attempt_at: "2026-11-22T10:20:35.123456Z",
+};

@@ -1,4 +1,4 @@
-import { listOf } from "../examples.ts";
+import { exampleWebhookAttempt, exampleWebhookEndpoint, exampleWebhookEndpointWithSecret, listOf } from "../examples.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
   CreateWebhookEndpointBody,
@@ -32,32 +32,6 @@ const tag = "Webhooks";
 const base = "/api/v1/webhook_endpoints";
 const one = `${base}/:endpoint_id`;
 
-const exampleEndpoint = {
-  object: "webhook_endpoint" as const,
-  id: "we_01JDQ4C0D1E2F3G4H5J6K7M8N9",
-  url: "https://hooks.example.com/onboarding",
-  enabled_events: ["onboarding.*", "customer.deleted"],
-  description: "CRM sync",
-  status: "enabled" as const,
-  disabled_reason: null,
-  created_at: "2026-11-22T10:15:30.123456Z",
-  updated_at: "2026-11-22T10:15:30.123456Z",
-};
-const withSecret = { ...exampleEndpoint, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
-const exampleAttempt = {
-  object: "webhook_attempt" as const,
-  id: "wha_01JDQ4D0E1F2G3H4J5K6M7N8P9",
-  endpoint_id: exampleEndpoint.id,
-  event_id: "evt_01JDQ41N5P6Q7R8S9T0V1W2X3Y",
-  attempt: 2,
-  status_code: 500,
-  duration_ms: 41.7,
-  error: "answered 500",
-  response_excerpt: "upstream unavailable",
-  created_at: "2026-11-22T10:15:35.123456Z",
-  next_attempt_at: "2026-11-22T10:20:35.123456Z",
-};
-
 export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
   defineRoute({
     method: "POST",
@@ -68,7 +42,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
       "Events of the types in `enabled_events` are POSTed to `url`, signed with the endpoint's `secret` (Standard Webhooks). The secret is in this answer only. `url` must be https:// and must not name a loopback, private, link-local, multicast or unspecified address; a host name's addresses are checked again at every delivery. At most 16 per workspace.",
     tag,
     body: CreateWebhookEndpointBody,
-    success: { status: 201, description: "The new endpoint, with its secret.", schema: WebhookEndpointWithSecret, example: withSecret },
+    success: { status: 201, description: "The new endpoint, with its secret.", schema: WebhookEndpointWithSecret, example: exampleWebhookEndpointWithSecret },
     errors: ["url_not_allowed", "invalid_enum_value", "webhook_endpoint_limit"],
     handler: ({ actor, body }) => createEndpoint(deps, actor.orgId, body),
   }),
@@ -80,7 +54,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     description: "Newest `created_at` first. Secrets are never listed.",
     tag,
     query: ListWebhookEndpointsQuery,
-    success: { status: 200, description: "A page of endpoints.", schema: WebhookEndpointList, example: listOf(exampleEndpoint) },
+    success: { status: 200, description: "A page of endpoints.", schema: WebhookEndpointList, example: listOf(exampleWebhookEndpoint) },
     errors: [],
     handler: ({ actor, query }) => listEndpoints(deps, actor.orgId, query),
   }),
@@ -92,7 +66,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     description: "Its status, and why the service disabled it if it did.",
     tag,
     params: EndpointIdParams,
-    success: { status: 200, description: "The endpoint.", schema: WebhookEndpoint, example: exampleEndpoint },
+    success: { status: 200, description: "The endpoint.", schema: WebhookEndpoint, example: exampleWebhookEndpoint },
     errors: ["webhook_endpoint_not_found"],
     handler: ({ actor, params }) => getEndpoint(deps, actor.orgId, params.endpoint_id),
   }),
@@ -105,7 +79,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     tag,
     params: EndpointIdParams,
     body: UpdateWebhookEndpointBody,
-    success: { status: 200, description: "The updated endpoint.", schema: WebhookEndpoint, example: exampleEndpoint },
+    success: { status: 200, description: "The updated endpoint.", schema: WebhookEndpoint, example: exampleWebhookEndpoint },
     errors: ["webhook_endpoint_not_found", "url_not_allowed", "invalid_enum_value"],
     handler: ({ actor, params, body }) => updateEndpoint(deps, actor.orgId, params.endpoint_id, body),
   }),
@@ -117,7 +91,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     description: "Nothing more is sent to it, deliveries already queued included. Its attempts log stays for `WEBHOOK_ATTEMPTS_RETENTION`.",
     tag,
     params: EndpointIdParams,
-    success: { status: 200, description: "The deleted endpoint's id.", schema: DeletedWebhookEndpoint, example: { object: "webhook_endpoint", id: exampleEndpoint.id, deleted: true } },
+    success: { status: 200, description: "The deleted endpoint's id.", schema: DeletedWebhookEndpoint, example: { object: "webhook_endpoint", id: exampleWebhookEndpoint.id, deleted: true } },
     errors: ["webhook_endpoint_not_found"],
     handler: ({ actor, params }) => deleteEndpoint(deps, actor.orgId, params.endpoint_id),
   }),
@@ -129,7 +103,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     description: "A new secret, in this answer only. For 24 hours deliveries carry two signatures, by the new secret and the previous one, so a receiver can switch without losing one.",
     tag,
     params: EndpointIdParams,
-    success: { status: 200, description: "The endpoint with its new secret.", schema: WebhookEndpointWithSecret, example: withSecret },
+    success: { status: 200, description: "The endpoint with its new secret.", schema: WebhookEndpointWithSecret, example: exampleWebhookEndpointWithSecret },
     errors: ["webhook_endpoint_not_found"],
     handler: ({ actor, params }) => rotateSecret(deps, actor.orgId, params.endpoint_id),
   }),
@@ -141,7 +115,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     description: "Queues a `ping` event, signed like any delivery and tried once, whatever the endpoint's status; its attempt appears in the attempts log. Test keys are refused: they never send anything.",
     tag,
     params: EndpointIdParams,
-    success: { status: 202, description: "The ping is queued.", schema: WebhookPing, example: { object: "webhook_ping", endpoint_id: exampleEndpoint.id, event_id: "evt_01JDQ4E0F1G2H3J4K5M6N7P8Q9" } },
+    success: { status: 202, description: "The ping is queued.", schema: WebhookPing, example: { object: "webhook_ping", endpoint_id: exampleWebhookEndpoint.id, event_id: "evt_01JDQ4E0F1G2H3J4K5M6N7P8Q9" } },
     errors: ["webhook_endpoint_not_found", "test_mode_outbound"],
     handler: ({ actor, params }) => pingEndpoint(deps, actor.orgId, actor.mode === "live", params.endpoint_id),
   }),
@@ -154,7 +128,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     tag,
     params: EndpointIdParams,
     query: ListWebhookAttemptsQuery,
-    success: { status: 200, description: "A page of attempts.", schema: WebhookAttemptList, example: listOf(exampleAttempt) },
+    success: { status: 200, description: "A page of attempts.", schema: WebhookAttemptList, example: listOf(exampleWebhookAttempt) },
     errors: ["webhook_endpoint_not_found"],
     handler: ({ actor, params, query }) => listAttempts(deps, actor.orgId, params.endpoint_id, query),
   }),
@@ -168,7 +142,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     tag,
     params: EndpointIdParams,
     body: RecoverBody,
-    success: { status: 202, description: "What was queued.", schema: WebhookRecovery, example: { object: "webhook_recovery", endpoint_id: exampleEndpoint.id, queued: 12, has_more: false, next_since: null } },
+    success: { status: 202, description: "What was queued.", schema: WebhookRecovery, example: { object: "webhook_recovery", endpoint_id: exampleWebhookEndpoint.id, queued: 12, has_more: false, next_since: null } },
     errors: ["webhook_endpoint_not_found"],
     handler: ({ actor, params, body }) => recoverEvents(deps, actor.orgId, params.endpoint_id, body.since),
   }),
