@@ -25,6 +25,7 @@ const ENGINE_NEUTRAL = [
   "test/faults/concurrent-changes.test.ts",
   "test/faults/feed-under-concurrency.test.ts",
   "test/faults/webhook-faults.test.ts",
+  "test/e2e/admin-webhooks.browser.test.ts",
   "test/scale/several-workers.test.ts",
 ];
 

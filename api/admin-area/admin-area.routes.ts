@@ -13,6 +13,9 @@ import { deadLinkPage, invitePage, loginPage } from "./pages/auth.ts";
 import { cookieSettings, createSessions } from "./session.ts";
 import type { AdminAreaRouter } from "./context.ts";
 import { workspaceRoutes } from "./workspace.routes.ts";
+import type { WebhookDeps } from "../webhooks/webhooks.service.ts";
+import { webhookRoutes } from "./webhooks.routes.ts";
+import { createAdminWebhooks } from "./webhooks.service.ts";
 
 export interface AdminAreaOptions {
   database: Database;
@@ -23,6 +26,8 @@ export interface AdminAreaOptions {
   publicUrl: string;
   /** Seals a workspace's Slack token (settings page). */
   secretKey: string | null;
+  /** The webhook service's dependencies, as the API's routes get them (the webhooks page). */
+  webhooks: WebhookDeps;
 }
 
 const ASSETS = join(import.meta.dir, "assets");
@@ -112,6 +117,15 @@ export function adminArea(options: AdminAreaOptions) {
     }),
   );
 
-  workspaceRoutes(router, { store: driven(store), service, guards, clock, newNonce: randomToken });
+  const context = {
+    store: driven(store),
+    service,
+    webhooks: { service: createAdminWebhooks({ database, clock, store, webhooks: options.webhooks }), endpoints: driven(options.webhooks.webhookEndpoints) },
+    guards,
+    clock,
+    newNonce: randomToken,
+  };
+  workspaceRoutes(router, context);
+  webhookRoutes(router, context);
   return app;
 }

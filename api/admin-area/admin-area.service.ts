@@ -3,6 +3,7 @@ import type { Database } from "../../shared/db/database.ts";
 import { run, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
 import type { UserRole } from "../../shared/db/schema.ts";
 import type { KeyMode } from "../../shared/domain.ts";
+import { DomainError } from "../../shared/errors.ts";
 import { hashToken, issueInvite } from "../../shared/invites.ts";
 import { addUser, createApiKey, OperatorError, removeUser, revokeApiKey, updateWorkspace, updateUser } from "../../shared/workspaces.ts";
 import type { ApiStores } from "../stores.ts";
@@ -40,13 +41,24 @@ export const LOGIN_LIMITS = { account: 10, address: 30 };
 let dummyHash: Promise<string> | undefined;
 const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
 
-/** Operator errors from shared/workspaces.ts name CLI flags; on a page the field's label says it better. */
+/**
+ * Operator errors from shared/workspaces.ts name CLI flags; on a page the field's label says it
+ * better. A service's refusal (DomainError, as the API would answer it) is shown as its message.
+ */
 const pageMessage = (error: unknown) => {
   if (error instanceof OperatorError || error instanceof AdminAreaError) {
     return error.message.replace(/--slack-user-id/g, "Slack user id").replace(/--name/g, "Name").replace(/--email/g, "E-mail").replace(/--role/g, "Role");
   }
+  if (error instanceof DomainError) return error.message;
   throw error;
 };
+
+/** Writes one audit entry for an administrator's action, inside the action's transaction. */
+export function auditWriter(store: ApiStores["adminArea"], clock: Clock) {
+  return function* audit(actor: AdminActor, action: string, target: string | null, detail: string | null = null): Flow<void> {
+    yield* store.audit({ orgId: actor.session.orgId, actorUserId: actor.session.userId, actor: actor.session.email, action, target, detail, address: actor.address, at: clock.nowMicros() });
+  };
+}
 
 /**
  * Runs an action (plain or promised, as the engine answers); an operator's or administrator's
@@ -68,9 +80,7 @@ export async function attempt<T>(fn: () => MaybePromise<T>): Promise<{ ok: true;
 export function createAdminAreaService(deps: AdminAreaDeps) {
   const { database, clock, store } = deps;
 
-  function* audit(actor: AdminActor, action: string, target: string | null, detail: string | null = null): Flow<void> {
-    yield* store.audit({ orgId: actor.session.orgId, actorUserId: actor.session.userId, actor: actor.session.email, action, target, detail, address: actor.address, at: clock.nowMicros() });
-  }
+  const audit = auditWriter(store, clock);
 
   function* throttled(bucket: string, limit: number): Flow<boolean> {
     const row = yield* store.loginFailures(bucket);

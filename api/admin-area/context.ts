@@ -1,7 +1,9 @@
 import type { Clock } from "../../shared/clock.ts";
 import type { Driven } from "../../shared/db/flow.ts";
 import type { ApiStores } from "../stores.ts";
+import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
 import type { AdminAreaService } from "./admin-area.service.ts";
+import type { AdminWebhooks } from "./webhooks.service.ts";
 import type { createGuards, Ctx } from "./http.ts";
 
 /** What the admin area's page modules are given by `adminArea` (admin-area.routes.ts), which mounts them. */
@@ -15,6 +17,8 @@ export interface AdminAreaContext {
   /** The pages' reads and small writes, each a promise (pages are plain asynchronous code). */
   store: Driven<ApiStores["adminArea"]>;
   service: AdminAreaService;
+  /** Webhook endpoints: the API's service (audited) and its store's reads. */
+  webhooks: { service: AdminWebhooks; endpoints: Driven<WebhookEndpointStore> };
   guards: ReturnType<typeof createGuards>;
   clock: Clock;
   newNonce: () => string;

@@ -6,6 +6,7 @@ export const NAV = [
   { path: "/admin/api-keys", label: "API keys" },
   { path: "/admin/users", label: "Users" },
   { path: "/admin/settings", label: "Settings" },
+  { path: "/admin/webhooks", label: "Webhooks" },
   { path: "/admin/deliveries", label: "Deliveries" },
   { path: "/admin/activity", label: "Activity" },
   { path: "/admin/audit", label: "Audit log" },

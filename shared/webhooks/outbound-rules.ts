@@ -11,7 +11,7 @@ import ipaddr from "ipaddr.js";
 export interface OutboundRules {
   /** `WEBHOOK_ALLOW_HTTP=true`: plain http:// too (development, tests). */
   allowHttp: boolean;
-  /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`: loopback, private and link-local addresses too. */
+  /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`: loopback and private addresses too (never link-local). */
   allowPrivateNetworks: boolean;
   /** `WEBHOOK_DNS_SERVERS=host:port,…`: ask these servers rather than the system's resolver. */
   dnsServers: string[] | null;
@@ -58,12 +58,32 @@ export async function resolveAllowed(url: URL, rules: OutboundRules): Promise<{ 
   });
 }
 
-/** Only globally routable unicast space; IPv4-mapped IPv6 is judged as the IPv4 address it carries. */
+/** Ranges WEBHOOK_ALLOW_PRIVATE_NETWORKS opens: a receiver on the operator's own machine or network. */
+const PRIVATE_RANGES = new Set(["loopback", "private", "uniqueLocal"]);
+
+/** ipaddr.js's range names as a sentence says them. */
+const RANGE_NAMES: Record<string, string> = {
+  linkLocal: "a link-local",
+  uniqueLocal: "a unique local",
+  carrierGradeNat: "a carrier-grade NAT",
+  ipv4Mapped: "an IPv4-mapped",
+  rfc6145: "a translated (RFC 6145)",
+  rfc6052: "a translated (RFC 6052)",
+  "6to4": "a 6to4",
+  teredo: "a Teredo",
+  unspecified: "an unspecified",
+  amt: "an AMT",
+};
+
+/**
+ * Only globally routable unicast space; IPv4-mapped IPv6 is judged as the IPv4 address it
+ * carries. Link-local space (169.254.0.0/16, fe80::/10) stays closed even when private networks
+ * are allowed: it is where cloud metadata services answer, and no receiver lives there.
+ */
 function checkAddress(address: string, rules: OutboundRules): void {
-  if (rules.allowPrivateNetworks) return;
-  const parsed = ipaddr.process(address);
-  const range = parsed.range();
-  if (range !== "unicast") throw new UrlNotAllowed(`${address} is a ${range} address: webhooks go only to public addresses.`);
+  const range = ipaddr.process(address).range();
+  if (range === "unicast" || (rules.allowPrivateNetworks && PRIVATE_RANGES.has(range))) return;
+  throw new UrlNotAllowed(`${address} is ${RANGE_NAMES[range] ?? `a ${range}`} address: webhooks go only to public addresses.`);
 }
 
 function literalAddress(hostname: string): string | null {

@@ -201,3 +201,48 @@ describe("/admin/deliveries, /admin/activity, /admin/audit", () => {
     expect((await globex.get("/admin/audit")).text).not.toContain("api_key.create");
   });
 });
+
+describe("/admin/webhooks", () => {
+  const endpointOf = async (client: AdminClient, url: string) => {
+    const created = await client.submit("/admin/webhooks", "/admin/webhooks", { url, events: "*" });
+    expect(created.status).toBe(200);
+    return (await t.query<{ id: string }>("SELECT id FROM webhook_endpoints WHERE url = ?", url))[0]!.id;
+  };
+
+  test("the secret is sealed at rest; markup in a description is escaped", async () => {
+    const created = await ada.submit("/admin/webhooks", "/admin/webhooks", { url: "https://hooks.acme.example/sealed", description: "<b>CRM</b>", events: "customer.created" });
+    const secret = /data-testid="webhook-secret">(whsec_[^<]+)</.exec(created.text)![1]!;
+    const [row] = await t.query<{ secret: string; enabled_events: string }>("SELECT secret, enabled_events FROM webhook_endpoints WHERE url = ?", "https://hooks.acme.example/sealed");
+    expect(row!.secret).not.toContain(secret.slice("whsec_".length));
+    expect(JSON.parse(row!.enabled_events)).toEqual(["customer.created"]);
+    const list = await ada.get("/admin/webhooks");
+    expect(list.text).toContain("&lt;b&gt;CRM&lt;/b&gt;");
+    expect(list.text).not.toContain(secret);
+  });
+
+  test("another workspace's administrator can neither see nor act on an endpoint", async () => {
+    const id = await endpointOf(ada, "https://hooks.acme.example/apart");
+    expect((await globex.get("/admin/webhooks")).text).not.toContain("hooks.acme.example");
+    expect((await globex.get(`/admin/webhooks/${id}`)).status).toBe(404);
+    for (const action of ["status", "ping", "rotate", "recover", "delete"]) {
+      const answer = await globex.submit("/admin/webhooks", `/admin/webhooks/${id}/${action}`, { status: "disabled", since: "2026-01-01T00:00", confirm: "yes" });
+      expect({ action, status: answer.status }).toEqual({ action, status: 404 });
+    }
+    const [row] = await t.query<{ status: string; secret: string }>("SELECT status, secret FROM webhook_endpoints WHERE id = ?", id);
+    expect(row!.status).toBe("enabled");
+  });
+
+  test("a form without the session's CSRF token changes nothing", async () => {
+    const id = await endpointOf(ada, "https://hooks.acme.example/csrf");
+    const forged = await ada.post(`/admin/webhooks/${id}/delete`, { confirm: "yes" });
+    expect(forged.status).toBe(403);
+    expect(await t.count("webhook_endpoints", "id = ?", id)).toBe(1);
+  });
+
+  test("a recovery start that is not a date and time is refused on the page", async () => {
+    const id = await endpointOf(ada, "https://hooks.acme.example/recover");
+    const answer = await ada.submit(`/admin/webhooks/${id}`, `/admin/webhooks/${id}/recover`, { since: "yesterday" });
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain("Give the moment to recover from as a date and time (UTC).");
+  });
+});

@@ -65,6 +65,7 @@ describe("webhook deliveries", () => {
     await waitFor(async () => (await attemptCount(hook.id)) === 1, "the attempt");
     const [attempt] = await attempts(hook.id);
     expect(attempt).toMatchObject({ object: "webhook_attempt", event_id: event.id, attempt: 1, status_code: 200, error: null, response_excerpt: "ok", next_attempt_at: null });
+    expect(Number.isInteger(attempt!.duration_ms)).toBe(true);
   });
 
   test("only subscribed types, only live changes: a test key's change queues nothing outbound", async () => {

@@ -77,7 +77,7 @@ export function webhookHandlers(deps: { store: WebhookDeliveryStore; clock: Cloc
     } catch (thrown) {
       error = (thrown as Error).message;
     }
-    const durationMs = performance.now() - started;
+    const durationMs = Math.round(performance.now() - started); // whole milliseconds, as the attempts log shows them
     const record = (nextAttemptAt: number | null) =>
       run(
         store.attempt({
