@@ -32,14 +32,14 @@ const onPostgres = engine === "postgres";
 const quick = args.includes("--quick");
 // --service-only: no baseline runs, so a profile of the API (BENCH_CPU_PROF) shows load, not idling.
 const serviceOnly = args.includes("--service-only");
-const ALL = ["create", "read", "list", "patch", "read-tail", "prune", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth", "feed"] as const;
+const ALL = ["create", "read", "list", "patch", "read-tail", "prune", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth", "feed", "webhooks"] as const;
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`unknown scenario '${s}'; choose from ${ALL.join(", ")}`);
 // The other scenarios read the service's SQLite file directly (worker drains, the 1M-row list).
 const HTTP_SCENARIOS: Scenario[] = ["create", "read", "list", "patch", "read-tail"];
 // growth runs the app in a process of its own on either engine (bench/growth.ts --db).
-const POSTGRES_SCENARIOS: Scenario[] = [...HTTP_SCENARIOS, "prune", "growth", "feed"];
+const POSTGRES_SCENARIOS: Scenario[] = [...HTTP_SCENARIOS, "prune", "growth", "feed", "webhooks"];
 if (onPostgres && chosen.some((s) => !POSTGRES_SCENARIOS.includes(s))) throw new Error(`--db postgres runs ${POSTGRES_SCENARIOS.join(", ")}`);
 const scenarios: Scenario[] = chosen.length ? chosen : onPostgres ? POSTGRES_SCENARIOS : [...ALL];
 
@@ -491,6 +491,20 @@ if (scenarios.includes("feed")) {
   for (const line of output.replaceAll("\r", "\n").split("\n")) if (line.trim() && !line.startsWith("{") && !/^ +[\d,]+ of /.test(line)) record(line);
   const worst = Math.max(...[...output.matchAll(/ratio ([\d.]+)$/gm)].slice(0, 6).map((m) => Number(m[1])));
   summary.push(`| feed: a page with many events / with 1,000, the worst of six pages | ${worst.toFixed(2)}× | ≤ 1.5× | ${worst <= 1.5 ? "met" : "missed"} |`);
+}
+
+if (scenarios.includes("webhooks")) {
+  // Webhooks' cost (bench/webhooks.ts: API and worker processes of their own, a loopback
+  // receiver): the API's write rate with 5 endpoints against none, and one worker's deliveries.
+  const flags = quick ? ["--seconds=1", "--rounds=1"] : [];
+  record(`\n### webhooks: writes with 5 endpoints against none, and one worker's deliveries (bun bench/webhooks.ts ${flags.join(" ")} --db ${engine})`);
+  const child = Bun.spawn([process.execPath, "bench/webhooks.ts", ...flags, "--db", engine], { stdout: "pipe", stderr: "inherit" });
+  const output = await new Response(child.stdout).text();
+  if ((await child.exited) !== 0) throw new Error("bench/webhooks.ts failed");
+  for (const line of output.split("\n")) if (line.trim() && !line.startsWith("{")) record(line);
+  const result = JSON.parse(output.split("\n").find((line) => line.startsWith("{"))!) as { writeRatio: number; workerRate: number };
+  summary.push(`| webhooks: creates with 5 endpoints / with none | ${result.writeRatio.toFixed(2)}× | (accounting) | |`);
+  summary.push(`| webhooks: deliveries per second, one worker | ${Math.round(result.workerRate).toLocaleString()}/s | (accounting) | |`);
 }
 
 // ---- report ------------------------------------------------------------------------------
