@@ -17,13 +17,18 @@
  *    start of the large feed at full speed. Feed reads take no lock a writer waits on (a plain
  *    SELECT on PostgreSQL, WAL readers on SQLite); here, in one process, the followers' requests
  *    also share the app's one JavaScript thread with the writers, so what the writers lose is
- *    an upper bound of the feed's cost to them (bench/RESULTS.md says what is left to separate).
+ *    an upper bound of the feed's cost to them.
+ * 3. **The same, apart.** Writers on one API process, followers on another (`bun api/main.ts`
+ *    twice over the same database and Redis), and the CPU each write cost the writers' process.
  */
 import { postgresDatabase } from "../shared/db/database.ts";
 import { run } from "../shared/db/flow.ts";
 import { openPostgres } from "../shared/db/postgres.ts";
+import { dirname } from "node:path";
+import { freePort } from "../scripts/private-redis.ts";
 import { percentiles } from "./lib/load.ts";
 import { startInProcessApp } from "./lib/in-process.ts";
+import { cpuSeconds, startBun, stop, waitForHttp } from "./lib/processes.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const dbAt = process.argv.indexOf("--db");
@@ -106,9 +111,13 @@ try {
     "the head cursor": "/api/v1/events/cursor",
   });
   let call = 0;
+  // Requests go to the in-process app (sections 1 and 2) or over HTTP to API processes (section 3).
+  const inProcess = (path: string, init?: RequestInit) => built.app.handle(new Request(`http://127.0.0.1:3000${path}`, init));
+  let sendRead = inProcess;
+  let sendWrite = inProcess;
   async function get(path: string, workspaceKeys: typeof keys): Promise<Response> {
     const key = workspaceKeys[call++ % workspaceKeys.length]!.key;
-    const response = await built.app.handle(new Request(`http://127.0.0.1:3000${path}`, { headers: { authorization: `Bearer ${key}` } }));
+    const response = await sendRead(path, { headers: { authorization: `Bearer ${key}` } });
     if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
     return response;
   }
@@ -164,13 +173,11 @@ try {
           const id = onboardingIds[n % onboardingIds.length]!;
           const phase = Math.floor(n / onboardingIds.length) % 2 ? "review" : "program_buildout";
           const started = performance.now();
-          const response = await built.app.handle(
-            new Request(`http://127.0.0.1:3000/api/v1/onboardings/${id}`, {
-              method: "PATCH",
-              headers: { authorization: `Bearer ${small[n % small.length]!.key}`, "content-type": "application/json" },
-              body: JSON.stringify({ phase }),
-            }),
-          );
+          const response = await sendWrite(`/api/v1/onboardings/${id}`, {
+            method: "PATCH",
+            headers: { authorization: `Bearer ${small[n % small.length]!.key}`, "content-type": "application/json" },
+            body: JSON.stringify({ phase }),
+          });
           await response.arrayBuffer();
           if (response.status !== 200) throw new Error(`a PATCH answered ${response.status}`);
           samples.push(performance.now() - started);
@@ -214,14 +221,66 @@ try {
     runs.catchUp.push(await beside((done) => followers(1, large, 0, cursorAt(0), done)));
   }
   const base = median(runs.alone.map((w) => w.rate));
-  const line = (name: string, list: (Writes & { pages?: number; events?: number })[]) => {
+  const line = (name: string, list: (Writes & { pages?: number; events?: number })[], against = base) => {
     const rate = median(list.map((w) => w.rate));
     const read = list[0]!.pages === undefined ? "" : `; the followers read ${Math.round(median(list.map((w) => w.pages!)) / SECONDS).toLocaleString()} pages/s, ${Math.round(median(list.map((w) => w.events!)) / SECONDS).toLocaleString()} events/s`;
-    log(`${name.padEnd(48)} ${Math.round(rate).toString().padStart(5)} writes/s  p50 ${ms(median(list.map((w) => w.p50)))}  p99 ${ms(median(list.map((w) => w.p99)))}  ratio ${(rate / base).toFixed(2)}${read}`);
+    log(`${name.padEnd(48)} ${Math.round(rate).toString().padStart(5)} writes/s  p50 ${ms(median(list.map((w) => w.p50)))}  p99 ${ms(median(list.map((w) => w.p99)))}  ratio ${(rate / against).toFixed(2)}${read}`);
   };
   line("alone", runs.alone);
   line("beside 16 followers keeping up", runs.head);
   line("beside 1 follower catching up at full speed", runs.catchUp);
+
+  // ---- 3. the same, writers and followers on API processes of their own -------------------------
+  // Two `bun api/main.ts` over this database and Redis: the writers call one, the followers the
+  // other, over loopback HTTP. The machine's two cores are still shared, so beside the writers'
+  // rate this reports what each write cost the writers' API process in CPU: a follower that
+  // loaded the writers would raise it (or hold them on a lock, which lowers the rate alone).
+  const ports = [await freePort(), await freePort()];
+  const env = (port: number) => ({
+    PORT: String(port),
+    DATABASE_URL: app.postgresUrl ?? `file:${app.file}`,
+    REDIS_URL: app.redisUrl,
+    QUEUE_PREFIX: "cost",
+    LOG_LEVEL: "warn",
+    DATA_DIR: dirname(app.file),
+    SECRET_KEY: "f".repeat(40),
+  });
+  const writerApi = startBun("api/main.ts", env(ports[0]!));
+  const readerApi = startBun("api/main.ts", env(ports[1]!));
+  try {
+    const [writerUrl, readerUrl] = ports.map((port) => `http://127.0.0.1:${port}`) as [string, string];
+    await Promise.all([waitForHttp(`${writerUrl}/api/v1/health`), waitForHttp(`${readerUrl}/api/v1/health`)]);
+    call = 0;
+    const over = (url: string) => (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
+    sendWrite = over(writerUrl);
+    sendRead = over(readerUrl);
+    const measuredWrites = async (start?: (done: () => boolean) => Promise<{ pages: number; events: number }>) => {
+      const before = cpuSeconds(writerApi.pid);
+      const result = start ? await beside(start) : await writers();
+      return { ...result, cpuMicros: ((cpuSeconds(writerApi.pid) - before) * 1e6) / Math.max(1, result.rate * SECONDS) };
+    };
+    log(`\n### the same with the writers on one API process and the followers on another (${SECONDS} s each, ${ROUNDS} rounds alternated)`);
+    type Measured = Writes & { pages?: number; events?: number; cpuMicros: number };
+    const apart = { alone: [] as Measured[], head: [] as Measured[], catchUp: [] as Measured[] };
+    await writers(); // warm, untimed
+    for (let round = 0; round < ROUNDS; round++) {
+      apart.alone.push(await measuredWrites());
+      apart.head.push(await measuredWrites((done) => followers(16, small, 250, null, done)));
+      apart.catchUp.push(await measuredWrites((done) => followers(1, large, 0, cursorAt(0), done)));
+    }
+    const baseApart = median(apart.alone.map((w) => w.rate));
+    const baseCpu = median(apart.alone.map((w) => w.cpuMicros));
+    const lineApart = (name: string, list: Measured[]) => {
+      line(name, list, baseApart);
+      const cpu = median(list.map((w) => w.cpuMicros));
+      log(`${"".padEnd(48)} the writers' API process spent ${cpu.toFixed(0)} µs of CPU per write (${(cpu / baseCpu).toFixed(2)}× alone)`);
+    };
+    lineApart("apart: alone", apart.alone);
+    lineApart("apart: beside 16 followers keeping up", apart.head);
+    lineApart("apart: beside 1 follower catching up at full speed", apart.catchUp);
+  } finally {
+    await Promise.all([stop(writerApi), stop(readerApi)]);
+  }
 
 } finally {
   if (seeder !== database) await seeder.close();

@@ -72,7 +72,7 @@ export async function startInProcessApp(options: { keys?: number; onboardings?: 
       const timer = setTimeout(() => reject(new Error("the private Redis did not answer within 5 s")), 5_000);
       connection.once("ready", () => (clearTimeout(timer), resolve()));
     });
-    return { built, database, db, file, keys, first, onboardingIds, postgresUrl: postgres?.url, close };
+    return { built, database, db, file, keys, first, onboardingIds, postgresUrl: postgres?.url, redisUrl: redisServer.url, close };
   } catch (error) {
     await close();
     throw error;
