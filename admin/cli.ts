@@ -13,7 +13,7 @@ import type { Database } from "../shared/db/database.ts";
 import { convertToIncrementalVacuum } from "../shared/db/client.ts";
 import { run, use, type Flow } from "../shared/db/flow.ts";
 import { closePostgres, openPostgres, type PgDb } from "../shared/db/postgres.ts";
-import { listActivity, listWebhookAttempts, listWebhookEndpoints, listDeliveries, listTimeline } from "./reports.ts";
+import { listActivity, listWebhookAttempts, listWebhookEndpoints, listDeliveries, listTimeline, reportPhaseDurations } from "./reports.ts";
 import { pruneExpired, retentionStatus, type Lifetimes } from "../shared/retention.ts";
 import { DatabaseUnreachable, openConfiguredDatabase } from "../shared/db/open.ts";
 import type { ApiKeyRow, OrganizationRow } from "../shared/db/schema.ts";
@@ -53,6 +53,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   activity list --workspace SLUG [--limit N]   newest first (default 50); "repeat" counts a key's refusals in one second
   webhooks list --workspace SLUG               the workspace's webhook endpoints, their status and why one was disabled
   webhooks attempts --workspace SLUG --endpoint we_… [--limit N]   its delivery attempts, newest first (default 20, at most 100)
+  report phase-durations --workspace SLUG [--from T] [--to T] [--customer REF]   days per phase (mean, median, p90 of active time) and launches on time, for visits that ended in [from, to)
   db copy --to postgres://…   copy this SQLite database into an empty PostgreSQL one
 
 (\`org\` and \`--org\` are accepted as older spellings of \`workspace\` and \`--workspace\`.)
@@ -246,6 +247,17 @@ const COMMANDS: Record<string, (database: Database, flags: Flags, context: Conte
     const data = yield* listWebhookAttempts(database, required(flags, "workspace"), required(flags, "endpoint"), limit);
     return { json: { object: "list", data }, text: table(data, ["created_at", "event_id", "attempt", "status_code", "duration_ms", "error", "next_attempt_at"]) };
   },
+  "report phase-durations": function* (database, flags) {
+    const text = (name: string) => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
+    const query = { from: text("from"), to: text("to"), customer_id: text("customer") };
+    const report = yield* reportPhaseDurations(database, required(flags, "workspace"), Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)));
+    const days = (seconds: number) => (seconds / 86_400).toFixed(1);
+    const data = report.phases.map((p) => ({ phase: p.phase, visits: p.visits, mean_days: days(p.mean_active_seconds), median_days: days(p.median_active_seconds), p90_days: days(p.p90_active_seconds) }));
+    const { count, on_time, late, on_time_rate, mean_delay_seconds } = report.launches;
+    const launches = `Launches: ${count} (${on_time} on time, ${late} late${on_time_rate === null ? "" : `, ${(on_time_rate * 100).toFixed(0)}% on time`}${mean_delay_seconds === null ? "" : `, late by ${days(mean_delay_seconds)} days on average`}).`;
+    const period = `Visits that ended ${report.from ? `from ${report.from}` : "from the first"} ${report.to ? `to ${report.to}` : "to now"}; active days (the SLA clock, suspended while waiting on the customer).`;
+    return { json: report, text: `${period}\n${data.length ? table(data, ["phase", "visits", "mean_days", "median_days", "p90_days"]) : "No visit ended in this period."}\n${launches}` };
+  },
   "retention run": function* (database, _flags, context) {
     const pruned = yield* use(pruneExpired(database, context.lifetimes, systemClock.nowMicros()));
     const total = Object.values(pruned).reduce((a, b) => a + b, 0);
@@ -328,6 +340,7 @@ async function main(argv: string[]): Promise<number> {
         id: { type: "string" },
         email: { type: "string" },
         customer: { type: "string" },
+        from: { type: "string" },
         onboarding: { type: "string" },
         "slack-token": { type: "string" },
         "slack-token-file": { type: "string" },

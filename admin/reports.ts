@@ -1,9 +1,10 @@
-import { formatMicros } from "../shared/clock.ts";
+import { formatMicros, parseDateTimeMicros } from "../shared/clock.ts";
 import type { Database } from "../shared/db/database.ts";
 import type { Flow } from "../shared/db/flow.ts";
 import { findWorkspace, OperatorError } from "../shared/workspaces.ts";
 import { DomainError } from "../shared/errors.ts";
 import { listAttempts, listEndpoints } from "../api/webhooks/webhooks.service.ts";
+import { phaseDurationReport } from "../api/phase-durations/phase-durations.service.ts";
 import { adminStores } from "./stores.ts";
 
 /*
@@ -54,6 +55,20 @@ export function* listWebhookAttempts(database: Database, workspaceSlug: string, 
     return (yield* listAttempts(adminStores(database), org.id, endpointId, { limit })).data;
   } catch (error) {
     if (error instanceof DomainError) throw new OperatorError(error.message);
+    throw error;
+  }
+}
+
+/** The phase-duration report of a workspace (or one customer), as `GET /api/v1/reports/phase_durations` answers it. */
+export function* reportPhaseDurations(database: Database, workspaceSlug: string, query: { from?: string; to?: string; customer_id?: string }) {
+  const org = yield* findWorkspace(database, workspaceSlug);
+  for (const [flag, value] of [["--from", query.from], ["--to", query.to]] as const) {
+    if (value !== undefined && parseDateTimeMicros(value) === null) throw new OperatorError(`${flag} must be an RFC 3339 date-time such as 2026-10-01T00:00:00Z.`);
+  }
+  try {
+    return yield* phaseDurationReport(adminStores(database), { orgId: org.id }, query);
+  } catch (error) {
+    if (error instanceof DomainError) throw new OperatorError(error.message.replace("'to'", "--to").replace("'from'", "--from"));
     throw error;
   }
 }

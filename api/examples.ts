@@ -88,9 +88,36 @@ export const exampleWebhookAttempt = {
   event_id: "evt_01JDQ41N5P6Q7R8S9T0V1W2X3Y",
   attempt: 2,
   status_code: 500,
-  duration_ms: 41.7,
+  duration_ms: 42,
   error: "answered 500",
   response_excerpt: "upstream unavailable",
   created_at: "2026-11-22T10:15:35.123456Z",
   next_attempt_at: "2026-11-22T10:20:35.123456Z",
 };
+
+export const examplePhaseDurations = {
+  object: "phase_durations",
+  onboarding_id: "onb_01JDQ41N5P6Q7R8S9T0V1W2X3Y",
+  phases: [
+    { phase: "before_getting_started", visits: 1, active_seconds: 172800, suspended_seconds: 0, first_entered_at: "2026-11-02T09:00:00.000000Z", last_exited_at: "2026-11-04T09:00:00.000000Z" },
+    { phase: "program_design", visits: 2, active_seconds: 388800, suspended_seconds: 86400, first_entered_at: "2026-11-04T09:00:00.000000Z", last_exited_at: "2026-11-12T15:00:00.000000Z" },
+    { phase: "review", visits: 2, active_seconds: 280800, suspended_seconds: 0, first_entered_at: "2026-11-08T09:00:00.000000Z", last_exited_at: "2026-11-12T09:00:00.000000Z" },
+  ],
+  current: { phase: "review", entered_at: "2026-11-12T15:00:00.000000Z", active_seconds: 64800, suspended: false },
+  total_active_seconds: 842400,
+  total_suspended_seconds: 86400,
+  launched_at: null,
+  target_launch_date: "2026-12-15T00:00:00Z",
+  launched_on_time: null,
+} as const;
+
+export const examplePhaseDurationReport = {
+  object: "phase_duration_report",
+  from: "2026-10-01T00:00:00.000000Z",
+  to: "2026-11-01T00:00:00.000000Z",
+  phases: [
+    { phase: "before_getting_started", visits: 42, mean_active_seconds: 190512, median_active_seconds: 172800, p90_active_seconds: 345600 },
+    { phase: "program_design", visits: 40, mean_active_seconds: 401233, median_active_seconds: 388800, p90_active_seconds: 604800 },
+  ],
+  launches: { count: 12, on_time: 9, late: 2, on_time_rate: 0.8181818181818182, mean_delay_seconds: 259200 },
+} as const;

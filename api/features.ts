@@ -5,10 +5,11 @@ import { eventsFeature } from "./events/events.feature.ts";
 import type { CoreDeps } from "./deps.ts";
 import type { RouteDef } from "./http/route.ts";
 import { onboardingsFeature } from "./onboardings/onboardings.feature.ts";
+import { phaseDurationsFeature } from "./phase-durations/phase-durations.feature.ts";
 import { webhooksFeature } from "./webhooks/webhooks.feature.ts";
 
 /** Every resource of the API, in the order the OpenAPI document lists them: the one place a new one registers. */
-export const FEATURES = [customersFeature, contactsFeature, onboardingsFeature, eventsFeature, webhooksFeature] as const;
+export const FEATURES = [customersFeature, contactsFeature, onboardingsFeature, phaseDurationsFeature, eventsFeature, webhooksFeature] as const;
 
 type Feature = (typeof FEATURES)[number];
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

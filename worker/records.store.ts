@@ -1,5 +1,6 @@
 import type { Flow } from "../shared/db/flow.ts";
 import { createActivityStore } from "../shared/db/activity.store.ts";
+import { createPhaseDurationStore } from "../shared/db/phase-durations.store.ts";
 import type { Sql } from "../shared/db/sql.ts";
 import type { Transaction } from "../shared/db/database.ts";
 import type { ActivityEntry } from "../shared/jobs/catalog.ts";
@@ -15,36 +16,18 @@ export type PhaseChangedRecord = {
   at: number;
 };
 
-/** A phase-transition record, for SLA reporting. */
-export type TransitionRecord = {
-  source: string;
-  orgId: string;
-  customerId: string;
-  onboardingId: string;
-  from: string;
-  to: string;
-  at: number;
-  actor: string;
-  phaseEnteredAt: number;
-  slaSuspendedSeconds: number;
-};
-
 /** The `records` queue's writes, each keyed by its job (`source`) so a job run twice, here or on another worker, writes once. */
 export function createRecordsStore(sql: Sql, transaction: Transaction) {
   const timeline = sql.statement(
     `INSERT INTO timeline_events (source, org_id, customer_id, onboarding_id, kind, data, actor, at)
      VALUES ($source, $orgId, $customerId, $onboardingId, 'phase_changed', $data, $actor, $at) ON CONFLICT (source) DO NOTHING`,
   );
-  const transition = sql.statement(
-    `INSERT INTO phase_transitions (source, org_id, customer_id, onboarding_id, from_phase, to_phase, at, actor, phase_entered_at, sla_suspended_seconds)
-     VALUES ($source, $orgId, $customerId, $onboardingId, $from, $to, $at, $actor, $phaseEnteredAt, $slaSuspendedSeconds)
-     ON CONFLICT (source) DO NOTHING`,
-  );
   const activity = createActivityStore(sql);
 
   return {
     phaseChanged: (e: PhaseChangedRecord) => timeline.run(e),
-    transition: (e: TransitionRecord) => transition.run(e),
+    /** Phase transitions and their monthly aggregate (shared with the API, which records them since the phase-durations release). */
+    phaseDurations: createPhaseDurationStore(sql),
     /** A batch in one transaction; an entry already written (by request id) is skipped. */
     activityBatch: (entries: readonly ActivityEntry[]): Flow<void> => transaction(() => activity.insertMany(entries)),
   };

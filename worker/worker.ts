@@ -79,7 +79,7 @@ export function createWorker(infra: WorkerInfrastructure) {
   const outbox = stores.outbox;
 
   const handlers: { [Q in QueueName]: QueueHandlers<Q> } = {
-    records: recordHandlers(stores.records, scanReminders, async () => {
+    records: recordHandlers(stores.records, database.transaction, scanReminders, async () => {
       const pruned = await pruneExpired(database, lifetimes, clock.nowMicros());
       logger.info("expired rows pruned", { pruned });
       const counts = Object.entries(pruned).filter(([, n]) => n > 0);

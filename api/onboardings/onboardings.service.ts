@@ -6,6 +6,7 @@ import type { Actor } from "../auth/actor.ts";
 import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import { findCustomer } from "../customers/customers.service.ts";
 import type { CoreDeps } from "../deps.ts";
+import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.ts";
 import type { CustomerStore } from "../customers/customers.store.ts";
 import type { OnboardingStore } from "./onboardings.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
@@ -22,7 +23,13 @@ import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.sto
 import type { EventStore } from "../../shared/db/events.store.ts";
 import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
 
-export type OnboardingDeps = CoreDeps & { webhookEndpoints: WebhookEndpointStore; customers: CustomerStore; onboardings: OnboardingStore; events: EventStore };
+export type OnboardingDeps = CoreDeps & {
+  webhookEndpoints: WebhookEndpointStore;
+  customers: CustomerStore;
+  onboardings: OnboardingStore;
+  events: EventStore;
+  phaseDurations: PhaseDurationStore;
+};
 type Deps = OnboardingDeps;
 
 /** Request field → row column, for every field a client may set. */
@@ -44,7 +51,7 @@ const FIELDS = {
 } as const satisfies FieldMap<OnboardingRow>;
 
 
-function* findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingRow> {
+export function* findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingRow> {
   const row = yield* findByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n));
   if (!row) throw notFound("onboarding", ref);
   return row;

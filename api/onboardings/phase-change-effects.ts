@@ -1,15 +1,20 @@
+import { parseDateTimeMicros } from "../../shared/clock.ts";
 import type { Flow } from "../../shared/db/flow.ts";
+import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.ts";
+import { activeSeconds, launchDelaySeconds } from "../../shared/phase-durations.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import type { Actor } from "../auth/actor.ts";
 import type { CoreDeps } from "../deps.ts";
 
 /**
- * The side effects of a phase change, as outbox rows in the caller's transaction: always a
- * timeline event and a phase-transition record; on entering `launch` with a live key, the
- * launch automations. A test key changes data but never queues anything outbound.
+ * The side effects of a phase change, in the caller's transaction: the phase-transition record
+ * of the visit it ends (written here, so the phase durations answer it the moment the change
+ * commits), and as outbox rows a timeline event and, on entering `launch` with a live key, the
+ * launch automations. A test key changes data (its transitions count) but never queues
+ * anything outbound.
  */
 export function* queuePhaseChangeEffects(
-  deps: Pick<CoreDeps, "outbox" | "workspaces">,
+  deps: Pick<CoreDeps, "outbox" | "workspaces"> & { phaseDurations: PhaseDurationStore },
   actor: Actor,
   before: OnboardingRow,
   after: OnboardingRow,
@@ -26,13 +31,25 @@ export function* queuePhaseChangeEffects(
     actor: actor.keyName,
   };
   yield* deps.outbox.add(actor.orgId, "records", "timeline.phase_changed", change, at);
-  yield* deps.outbox.add(
-    actor.orgId,
-    "records",
-    "phase_transition.record",
-    { ...change, phase_entered_at: before.phaseEnteredAt, sla_suspended_seconds: suspendedMicrosInPhase / 1_000_000 },
+  const suspendedSeconds = suspendedMicrosInPhase / 1_000_000;
+  const firstLaunch = after.phase === "launch" && !(yield* deps.phaseDurations.launchedBefore(after.id));
+  const target = after.targetLaunchDate === null ? null : parseDateTimeMicros(after.targetLaunchDate);
+  yield* deps.phaseDurations.record({
+    // `at` is unique per onboarding (each change is at least 1 µs after the last).
+    source: `${after.id}:${at}`,
+    orgId: actor.orgId,
+    customerId: after.customerId,
+    onboardingId: after.id,
+    from: before.phase,
+    to: after.phase,
     at,
-  );
+    actor: actor.keyName,
+    phaseEnteredAt: before.phaseEnteredAt,
+    slaSuspendedSeconds: suspendedSeconds,
+    activeSeconds: activeSeconds(before.phaseEnteredAt, at, suspendedSeconds),
+    firstLaunch,
+    launchDelaySeconds: firstLaunch ? launchDelaySeconds(at, target) : null,
+  });
 
   if (after.phase !== "launch" || actor.mode !== "live") return;
   const launch = { org_id: actor.orgId, onboarding_id: after.id, customer_id: after.customerId, actor: actor.keyName, at };

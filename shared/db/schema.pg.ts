@@ -268,8 +268,52 @@ export const phaseTransitions = pgTable(
     actor: text("actor").notNull(),
     phaseEnteredAt: micros("phase_entered_at").notNull(),
     slaSuspendedSeconds: doublePrecision("sla_suspended_seconds").notNull(),
+    /** The visit's SLA time: from phase_entered_at to at, less the suspended seconds. */
+    activeSeconds: doublePrecision("active_seconds").notNull().default(0),
+    /** Whether this is the onboarding's first move into `launch` (the report's launches). */
+    firstLaunch: boolean("first_launch").notNull().default(false),
+    /** On a first launch with a target date then: seconds past the end of that day (UTC), 0 when on time. */
+    launchDelaySeconds: doublePrecision("launch_delay_seconds"),
   },
-  (t) => [index("phase_transitions_onboarding_idx").on(t.onboardingId, t.at)],
+  (t) => [
+    index("phase_transitions_onboarding_idx").on(t.onboardingId, t.at),
+    // The report's reads of single visits: a period's edges, and one customer's.
+    index("phase_transitions_org_at_idx").on(t.orgId, t.at, t.fromPhase, t.activeSeconds),
+    index("phase_transitions_customer_idx").on(t.orgId, t.customerId, t.at),
+  ],
+);
+
+/**
+ * The phase-duration report's stored aggregate: visits that ended in a month (UTC, `YYYY-MM`),
+ * by phase and by duration bucket (2% wide, shared/phase-durations.ts), with their active
+ * seconds summed. Written in the transaction of the change that ends the visit; a report over
+ * whole months reads these rows only, never the transitions.
+ */
+export const phaseVisitMonths = pgTable(
+  "phase_visit_months",
+  {
+    orgId: text("org_id").notNull(),
+    month: text("month").notNull(),
+    phase: text("phase").$type<Phase>().notNull(),
+    bucket: integer("bucket").notNull(),
+    visits: integer("visits").notNull(),
+    activeSeconds: doublePrecision("active_seconds").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.month, t.phase, t.bucket] })],
+);
+
+/** First launches by month (UTC): on time, late (with their delay summed), the rest had no target date. */
+export const launchMonths = pgTable(
+  "launch_months",
+  {
+    orgId: text("org_id").notNull(),
+    month: text("month").notNull(),
+    launches: integer("launches").notNull(),
+    onTime: integer("on_time").notNull(),
+    late: integer("late").notNull(),
+    delaySeconds: doublePrecision("delay_seconds").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.month] })],
 );
 
 /** One entry per authenticated API call; the request id makes a re-delivered batch harmless. */

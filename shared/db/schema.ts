@@ -263,8 +263,52 @@ export const phaseTransitions = sqliteTable(
     actor: text("actor").notNull(),
     phaseEnteredAt: micros("phase_entered_at").notNull(),
     slaSuspendedSeconds: real("sla_suspended_seconds").notNull(),
+    /** The visit's SLA time: from phase_entered_at to at, less the suspended seconds. */
+    activeSeconds: real("active_seconds").notNull().default(0),
+    /** Whether this is the onboarding's first move into `launch` (the report's launches). */
+    firstLaunch: integer("first_launch", { mode: "boolean" }).notNull().default(false),
+    /** On a first launch with a target date then: seconds past the end of that day (UTC), 0 when on time. */
+    launchDelaySeconds: real("launch_delay_seconds"),
   },
-  (t) => [index("phase_transitions_onboarding_idx").on(t.onboardingId, t.at)],
+  (t) => [
+    index("phase_transitions_onboarding_idx").on(t.onboardingId, t.at),
+    // The report's reads of single visits: a period's edges, and one customer's.
+    index("phase_transitions_org_at_idx").on(t.orgId, t.at, t.fromPhase, t.activeSeconds),
+    index("phase_transitions_customer_idx").on(t.orgId, t.customerId, t.at),
+  ],
+);
+
+/**
+ * The phase-duration report's stored aggregate: visits that ended in a month (UTC, `YYYY-MM`),
+ * by phase and by duration bucket (2% wide, shared/phase-durations.ts), with their active
+ * seconds summed. Written in the transaction of the change that ends the visit; a report over
+ * whole months reads these rows only, never the transitions.
+ */
+export const phaseVisitMonths = sqliteTable(
+  "phase_visit_months",
+  {
+    orgId: text("org_id").notNull(),
+    month: text("month").notNull(),
+    phase: text("phase").$type<Phase>().notNull(),
+    bucket: integer("bucket").notNull(),
+    visits: integer("visits").notNull(),
+    activeSeconds: real("active_seconds").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.month, t.phase, t.bucket] })],
+);
+
+/** First launches by month (UTC): on time, late (with their delay summed), the rest had no target date. */
+export const launchMonths = sqliteTable(
+  "launch_months",
+  {
+    orgId: text("org_id").notNull(),
+    month: text("month").notNull(),
+    launches: integer("launches").notNull(),
+    onTime: integer("on_time").notNull(),
+    late: integer("late").notNull(),
+    delaySeconds: real("delay_seconds").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.month] })],
 );
 
 /** One entry per authenticated API call; the request id makes a re-delivered batch harmless. */
@@ -527,3 +571,5 @@ export type DeliveryRow = typeof deliveries.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
+export type PhaseTransitionRow = typeof phaseTransitions.$inferSelect;
+export type PhaseVisitMonthRow = typeof phaseVisitMonths.$inferSelect;

@@ -214,6 +214,29 @@ describe("workspace settings, users and reports", () => {
     const missing = admin("webhooks", "attempts", "--workspace", "acme", "--endpoint", "we_01JD0000000000000000000000");
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining("No such webhook endpoint")]);
   });
+
+  test("report phase-durations: the workspace's days per phase and launches, as the API's report answers them", () => {
+    const { Database } = require("bun:sqlite");
+    const db = new Database(join(dir, "admin.sqlite"));
+    const org = (db.query("SELECT id FROM organizations WHERE slug = 'acme'").get() as { id: string }).id;
+    const day = 86_400_000_000;
+    const start = Date.UTC(2026, 9, 1) * 1000;
+    const visit = db.query(
+      `INSERT INTO phase_transitions (source, org_id, customer_id, onboarding_id, from_phase, to_phase, at, actor, phase_entered_at, sla_suspended_seconds, active_seconds, first_launch, launch_delay_seconds)
+       VALUES (?, ?, 'cus_cli', ?, 'review', 'launch', ?, 'cli', ?, 0, ?, 1, ?)`,
+    );
+    visit.run("cli-1", org, "onb_cli1", start + 3 * day, start, 3 * 86_400, 0);
+    visit.run("cli-2", org, "onb_cli2", start + 5 * day, start, 5 * 86_400, 2 * 86_400);
+    db.close();
+    const report = admin("report", "phase-durations", "--workspace", "acme", "--from", "2026-10-01T00:00:00Z", "--to", "2026-10-20T00:00:00Z", "--json").json();
+    expect(report.phases).toEqual([{ phase: "review", visits: 2, mean_active_seconds: 4 * 86_400, median_active_seconds: 3 * 86_400, p90_active_seconds: 5 * 86_400 }]);
+    expect(report.launches).toEqual({ count: 2, on_time: 1, late: 1, on_time_rate: 0.5, mean_delay_seconds: 2 * 86_400 });
+    const text = admin("report", "phase-durations", "--workspace", "acme", "--from", "2026-10-01T00:00:00Z", "--to", "2026-10-20T00:00:00Z").stdout;
+    expect(text).toContain("review");
+    expect(text).toContain("Launches: 2 (1 on time, 1 late, 50% on time, late by 2.0 days on average).");
+    const bad = admin("report", "phase-durations", "--workspace", "acme", "--from", "October");
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining("--from must be an RFC 3339 date-time")]);
+  });
 });
 
 const server = testPostgresUrl();

@@ -18,6 +18,10 @@ const outboxFor = async (onboardingId: string) =>
     .map((row) => ({ ...row, payload: JSON.parse(row.payload) }))
     .filter((row) => row.payload.onboarding_id === onboardingId);
 
+/** The phase-transition records of an onboarding, oldest first (written in the change's transaction). */
+const transitionsOf = (onboardingId: string) =>
+  t.query<Record<string, any>>("SELECT from_phase, to_phase, actor, customer_id, at, phase_entered_at, sla_suspended_seconds, active_seconds FROM phase_transitions WHERE onboarding_id = ? ORDER BY at", onboardingId);
+
 const create = async (body: Record<string, unknown> = {}, key = t.keys.live) =>
   (await t.call("POST", "/api/v1/onboardings", { key, body: { customer_id: customer.id, ...body } })).body;
 
@@ -126,14 +130,13 @@ describe("onboardings", () => {
     expect((await outboxFor(created.id)).length).toBe(before);
   });
 
-  test("a phase change writes a timeline event and a phase-transition record, actor = key name", async () => {
+  test("a phase change writes its phase-transition record in its own transaction and queues a timeline event, actor = key name", async () => {
     const created = await create();
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "program_design" } });
     const rows = await outboxFor(created.id);
-    expect(rows.map((r) => `${r.queue}/${r.name}`)).toEqual(["records/timeline.phase_changed", "records/phase_transition.record"]);
-    for (const row of rows) {
-      expect(row.payload).toMatchObject({ from: "before_getting_started", to: "program_design", actor: "crm-sync", customer_id: customer.id });
-    }
+    expect(rows.map((r) => `${r.queue}/${r.name}`)).toEqual(["records/timeline.phase_changed"]);
+    expect(rows[0]!.payload).toMatchObject({ from: "before_getting_started", to: "program_design", actor: "crm-sync", customer_id: customer.id });
+    expect(await transitionsOf(created.id)).toMatchObject([{ from_phase: "before_getting_started", to_phase: "program_design", actor: "crm-sync", customer_id: customer.id }]);
   });
 
   test("entering launch with a live key queues the launch automations", async () => {
@@ -141,7 +144,6 @@ describe("onboardings", () => {
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "launch" } });
     expect((await outboxFor(created.id)).map((r) => `${r.queue}/${r.name}`)).toEqual([
       "records/timeline.phase_changed",
-      "records/phase_transition.record",
       "outbound/launch.slack_dm",
       "outbound/launch.calendar_entry",
     ]);
@@ -160,8 +162,9 @@ describe("onboardings", () => {
     const patched = await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { key: t.keys.test, body: { phase: "launch" } });
     expect(patched.body.phase).toBe("launch");
     const rows = await outboxFor(created.id);
-    expect(rows.map((r) => r.queue)).toEqual(["records", "records"]);
+    expect(rows.map((r) => r.queue)).toEqual(["records"]);
     expect(rows[0]!.payload.actor).toBe("ci-suite");
+    expect((await transitionsOf(created.id)).map((r) => r.actor)).toEqual(["ci-suite"]);
   });
 
   test("the SLA clock is suspended only while state is waiting with waiting_on_customer", async () => {
@@ -179,9 +182,10 @@ describe("onboardings", () => {
     clock.advanceSeconds(40);
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "internal_qa" } });
 
-    const transitions = (await outboxFor(created.id)).filter((r) => r.name === "phase_transition.record").map((r) => r.payload);
-    expect(transitions.map((p) => p.sla_suspended_seconds)).toEqual([45, 40]);
-    expect(transitions[1].phase_entered_at).toBe(transitions[0].at);
+    const transitions = await transitionsOf(created.id);
+    expect(transitions.map((p) => Number(p.sla_suspended_seconds))).toEqual([45, 40]);
+    expect(transitions.map((p) => Math.round(Number(p.active_seconds)))).toEqual([130, 0]); // each change is at least 1 µs after the last
+    expect(Number(transitions[1]!.phase_entered_at)).toBe(Number(transitions[0]!.at));
   });
 
   test("a deleted onboarding answers 404 onboarding_not_found to GET, PATCH and DELETE", async () => {

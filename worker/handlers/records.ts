@@ -1,4 +1,6 @@
 import { run } from "../../shared/db/flow.ts";
+import type { Transaction } from "../../shared/db/database.ts";
+import { activeSeconds } from "../../shared/phase-durations.ts";
 import type { WorkerStores } from "../stores.ts";
 import type { QueueHandlers } from "./types.ts";
 
@@ -6,7 +8,7 @@ import type { QueueHandlers } from "./types.ts";
  * The `records` queue: internal records of what happened. Every insert is keyed by the job
  * (or, for activity, by the request id), so a job that runs twice writes once.
  */
-export function recordHandlers(store: WorkerStores["records"], scanReminders: () => Promise<unknown>, prune: () => Promise<unknown>): QueueHandlers<"records"> {
+export function recordHandlers(store: WorkerStores["records"], transaction: Transaction, scanReminders: () => Promise<unknown>, prune: () => Promise<unknown>): QueueHandlers<"records"> {
   return {
     "timeline.phase_changed": async (p, job) =>
       run(store.phaseChanged({
@@ -18,19 +20,30 @@ export function recordHandlers(store: WorkerStores["records"], scanReminders: ()
         actor: p.actor,
         at: p.at,
       })),
+    // Queued only by versions before the API recorded transitions in the change's own
+    // transaction: kept so that an upgrade with such jobs still in flight loses none. The
+    // launch's delay is unknown for them (the target date of that moment was not queued).
     "phase_transition.record": async (p, job) =>
-      run(store.transition({
-        source: job.id!,
-        orgId: p.org_id,
-        customerId: p.customer_id,
-        onboardingId: p.onboarding_id,
-        from: p.from,
-        to: p.to,
-        at: p.at,
-        actor: p.actor,
-        phaseEnteredAt: p.phase_entered_at,
-        slaSuspendedSeconds: p.sla_suspended_seconds,
-      })),
+      run(
+        transaction(function* () {
+          const firstLaunch = p.to === "launch" && !(yield* store.phaseDurations.launchedBefore(p.onboarding_id));
+          yield* store.phaseDurations.record({
+            source: job.id!,
+            orgId: p.org_id,
+            customerId: p.customer_id,
+            onboardingId: p.onboarding_id,
+            from: p.from,
+            to: p.to,
+            at: p.at,
+            actor: p.actor,
+            phaseEnteredAt: p.phase_entered_at,
+            slaSuspendedSeconds: p.sla_suspended_seconds,
+            activeSeconds: activeSeconds(p.phase_entered_at, p.at, p.sla_suspended_seconds),
+            firstLaunch,
+            launchDelaySeconds: null,
+          });
+        }),
+      ),
     "activity.batch": async (p) => run(store.activityBatch(p.entries)),
     "reminders.scan": () => scanReminders(),
     "retention.prune": () => prune(),

@@ -1,0 +1,116 @@
+import type { Phase } from "../domain.ts";
+import { durationBucket, monthOf } from "../phase-durations.ts";
+import type { Flow } from "./flow.ts";
+import { decoder, type Sql } from "./sql.ts";
+
+/** One visit of a phase, as the phase change that ended it records it. */
+export interface TransitionRecord {
+  /** Unique per change (`<onboarding id>:<at>`), or the job id of a record queued by an older version: a second write is a no-op. */
+  source: string;
+  orgId: string;
+  customerId: string;
+  onboardingId: string;
+  from: string;
+  to: string;
+  at: number;
+  actor: string;
+  phaseEnteredAt: number;
+  slaSuspendedSeconds: number;
+  activeSeconds: number;
+  firstLaunch: boolean;
+  launchDelaySeconds: number | null;
+}
+
+/** A recorded visit as the reports read it. */
+export interface VisitRow {
+  fromPhase: Phase;
+  toPhase: Phase;
+  at: number;
+  phaseEnteredAt: number;
+  slaSuspendedSeconds: number;
+  activeSeconds: number;
+  firstLaunch: boolean;
+  launchDelaySeconds: number | null;
+}
+
+const VISIT_COLUMNS = `from_phase AS "fromPhase", to_phase AS "toPhase", at, phase_entered_at AS "phaseEnteredAt",
+  sla_suspended_seconds AS "slaSuspendedSeconds", active_seconds AS "activeSeconds", first_launch AS "firstLaunch", launch_delay_seconds AS "launchDelaySeconds"`;
+const visitDecoder = decoder<VisitRow>({
+  at: "number",
+  phaseEnteredAt: "number",
+  slaSuspendedSeconds: "number",
+  activeSeconds: "number",
+  firstLaunch: "boolean",
+  launchDelaySeconds: "number",
+});
+
+/**
+ * Phase transitions (kept for good) and the monthly aggregate the workspace report reads. A
+ * transition and its aggregate rows are written together, in the transaction of the change
+ * that ends the visit: the aggregate never counts a visit twice, nor misses one.
+ */
+export function createPhaseDurationStore(sql: Sql) {
+  const insert = sql.statement(
+    `INSERT INTO phase_transitions (source, org_id, customer_id, onboarding_id, from_phase, to_phase, at, actor, phase_entered_at,
+       sla_suspended_seconds, active_seconds, first_launch, launch_delay_seconds)
+     VALUES ($source, $orgId, $customerId, $onboardingId, $from, $to, $at, $actor, $phaseEnteredAt,
+       $slaSuspendedSeconds, $activeSeconds, $firstLaunch, $launchDelaySeconds)
+     ON CONFLICT (source) DO NOTHING`,
+  );
+  const addVisit = sql.statement(
+    `INSERT INTO phase_visit_months (org_id, month, phase, bucket, visits, active_seconds) VALUES ($orgId, $month, $phase, $bucket, 1, $activeSeconds)
+     ON CONFLICT (org_id, month, phase, bucket) DO UPDATE SET visits = phase_visit_months.visits + 1, active_seconds = phase_visit_months.active_seconds + excluded.active_seconds`,
+  );
+  const addLaunch = sql.statement(
+    `INSERT INTO launch_months (org_id, month, launches, on_time, late, delay_seconds) VALUES ($orgId, $month, 1, $onTime, $late, $delaySeconds)
+     ON CONFLICT (org_id, month) DO UPDATE SET launches = launch_months.launches + 1, on_time = launch_months.on_time + excluded.on_time,
+       late = launch_months.late + excluded.late, delay_seconds = launch_months.delay_seconds + excluded.delay_seconds`,
+  );
+  const launchedBefore = sql.statement<{ one: number }>(
+    `SELECT 1 AS one FROM phase_transitions WHERE onboarding_id = $onboardingId AND to_phase = 'launch' LIMIT 1`,
+  );
+  const ofOnboarding = sql.statement<VisitRow>(`SELECT ${VISIT_COLUMNS} FROM phase_transitions WHERE onboarding_id = $onboardingId ORDER BY at`, { decode: visitDecoder });
+  const inPeriod = sql.statement<VisitRow>(`SELECT ${VISIT_COLUMNS} FROM phase_transitions WHERE org_id = $orgId AND at >= $from AND at < $to`, { decode: visitDecoder });
+  const ofCustomer = sql.statement<VisitRow>(
+    `SELECT ${VISIT_COLUMNS} FROM phase_transitions WHERE org_id = $orgId AND customer_id = $customerId AND at >= $from AND at < $to`,
+    { decode: visitDecoder },
+  );
+  const monthlyVisits = sql.statement<{ phase: Phase; bucket: number; visits: number; activeSeconds: number }>(
+    `SELECT phase, bucket, CAST(sum(visits) AS INTEGER) AS visits, sum(active_seconds) AS "activeSeconds" FROM phase_visit_months
+     WHERE org_id = $orgId AND month >= $fromMonth AND month < $toMonth GROUP BY phase, bucket`,
+    { decode: decoder({ bucket: "number", visits: "number", activeSeconds: "number" }) },
+  );
+  const monthlyLaunches = sql.statement<{ launches: number; onTime: number; late: number; delaySeconds: number }>(
+    `SELECT CAST(coalesce(sum(launches), 0) AS INTEGER) AS launches, CAST(coalesce(sum(on_time), 0) AS INTEGER) AS "onTime",
+       CAST(coalesce(sum(late), 0) AS INTEGER) AS late, coalesce(sum(delay_seconds), 0) AS "delaySeconds"
+     FROM launch_months WHERE org_id = $orgId AND month >= $fromMonth AND month < $toMonth`,
+    { decode: decoder({ launches: "number", onTime: "number", late: "number", delaySeconds: "number" }) },
+  );
+
+  return {
+    /** Whether the onboarding has moved into `launch` before (so this move is not its first launch). */
+    *launchedBefore(onboardingId: string): Flow<boolean> {
+      return (yield* launchedBefore.get({ onboardingId })) !== undefined;
+    },
+    /** Records a visit and adds it to the month it ended in; a record already written (same source) changes nothing. */
+    *record(t: TransitionRecord): Flow<void> {
+      if ((yield* insert.run({ ...t })) === 0) return;
+      const month = monthOf(t.at);
+      yield* addVisit.run({ orgId: t.orgId, month, phase: t.from, bucket: durationBucket(t.activeSeconds), activeSeconds: t.activeSeconds });
+      if (t.firstLaunch) {
+        const late = t.launchDelaySeconds !== null && t.launchDelaySeconds > 0;
+        yield* addLaunch.run({ orgId: t.orgId, month, onTime: t.launchDelaySeconds === 0 ? 1 : 0, late: late ? 1 : 0, delaySeconds: late ? t.launchDelaySeconds : 0 });
+      }
+    },
+    /** Every visit the onboarding has ended, oldest first: one read of the (onboarding_id, at) index. */
+    ofOnboarding: (onboardingId: string) => ofOnboarding.all({ onboardingId }),
+    /** Visits of the workspace (or of one customer) that ended in [from, to), one by one: a period's partial months. */
+    visits: (orgId: string, customerId: string | null, from: number, to: number) =>
+      customerId === null ? inPeriod.all({ orgId, from, to }) : ofCustomer.all({ orgId, customerId, from, to }),
+    /** The aggregate of whole months [fromMonth, toMonth) (`YYYY-MM`): visits by phase and duration bucket. */
+    monthlyVisits: (orgId: string, fromMonth: string, toMonth: string) => monthlyVisits.all({ orgId, fromMonth, toMonth }),
+    monthlyLaunches: (orgId: string, fromMonth: string, toMonth: string) => monthlyLaunches.get({ orgId, fromMonth, toMonth }),
+  };
+}
+
+export type PhaseDurationStore = ReturnType<typeof createPhaseDurationStore>;
