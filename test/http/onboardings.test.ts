@@ -19,8 +19,13 @@ const outboxFor = async (onboardingId: string) =>
     .filter((row) => row.payload.onboarding_id === onboardingId);
 
 /** The phase-transition records of an onboarding, oldest first (written in the change's transaction). */
-const transitionsOf = (onboardingId: string) =>
-  t.query<Record<string, any>>("SELECT from_phase, to_phase, actor, customer_id, at, phase_entered_at, sla_suspended_seconds, active_seconds FROM phase_transitions WHERE onboarding_id = ? ORDER BY at", onboardingId);
+const transitionsOf = async (onboardingId: string) =>
+  (
+    await t.query<Record<string, any>>(
+      "SELECT from_phase, to_phase, actor, customer_id, at, phase_entered_at, sla_suspended_seconds, active_seconds FROM phase_transitions WHERE onboarding_id = ? ORDER BY at",
+      onboardingId,
+    )
+  ).map((row) => ({ ...row })); // plain objects: PostgreSQL's result rows carry more than their columns
 
 const create = async (body: Record<string, unknown> = {}, key = t.keys.live) =>
   (await t.call("POST", "/api/v1/onboardings", { key, body: { customer_id: customer.id, ...body } })).body;
