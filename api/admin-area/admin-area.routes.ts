@@ -6,13 +6,13 @@ import type { Database } from "../../shared/db/database.ts";
 import { driven } from "../../shared/db/flow.ts";
 import type { ApiStores } from "../stores.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { randomToken } from "../../shared/invites.ts";
 import { createAdminAreaService } from "./admin-area.service.ts";
 import { clientAddress, createGuards, htmlResponse, redirect, wrap } from "./http.ts";
 import { deadLinkPage, invitePage, loginPage } from "./pages/auth.ts";
 import { cookieSettings, createSessions } from "./session.ts";
 import type { AdminAreaRouter } from "./context.ts";
 import { workspaceRoutes } from "./workspace.routes.ts";
+import { formNonces } from "./form-nonces.ts";
 import type { WebhookDeps } from "../webhooks/webhooks.service.ts";
 import { webhookRoutes } from "./webhooks.routes.ts";
 import { createAdminWebhooks } from "./webhooks.service.ts";
@@ -117,13 +117,14 @@ export function adminArea(options: AdminAreaOptions) {
     }),
   );
 
+  const pageStore = driven(store);
   const context = {
-    store: driven(store),
+    store: pageStore,
     service,
     webhooks: { service: createAdminWebhooks({ database, clock, store, webhooks: options.webhooks }), endpoints: driven(options.webhooks.webhookEndpoints) },
     guards,
     clock,
-    newNonce: randomToken,
+    nonces: formNonces(pageStore, clock),
   };
   workspaceRoutes(router, context);
   webhookRoutes(router, context);

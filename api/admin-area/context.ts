@@ -4,6 +4,7 @@ import type { ApiStores } from "../stores.ts";
 import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
 import type { AdminAreaService } from "./admin-area.service.ts";
 import type { AdminWebhooks } from "./webhooks.service.ts";
+import type { FormNonces } from "./form-nonces.ts";
 import type { createGuards, Ctx } from "./http.ts";
 
 /** What the admin area's page modules are given by `adminArea` (admin-area.routes.ts), which mounts them. */
@@ -21,5 +22,6 @@ export interface AdminAreaContext {
   webhooks: { service: AdminWebhooks; endpoints: Driven<WebhookEndpointStore> };
   guards: ReturnType<typeof createGuards>;
   clock: Clock;
-  newNonce: () => string;
+  /** One-time nonces of the forms that show a secret once. */
+  nonces: FormNonces;
 }

@@ -31,6 +31,21 @@ export function notice(n: Notice | null | undefined): SafeHtml | null {
     : html`<div class="notice notice-ok" role="status">${n.text}</div>`;
 }
 
+/**
+ * A secret on the one page that ever shows it (a new key, a webhook signing secret): a warning
+ * frame, the value in a `<code>` the tests find by `testId`, and a copy button admin.js reveals.
+ */
+export function secretPanel(testId: string, title: Interpolation, body: Interpolation, value: string): SafeHtml {
+  return html`<section class="secret" aria-labelledby="${testId}-title">
+<h2 id="${testId}-title">${title}</h2>
+${body}
+<div class="secret-value">
+  <code id="${testId}" data-testid="${testId}">${value}</code>
+  <button type="button" class="copy" data-copy="${testId}" hidden>Copy</button>
+</div>
+</section>`;
+}
+
 /** A hidden field with the session's CSRF token: every state-changing form carries one. */
 export const csrfField = (session: SessionView) => html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
 

@@ -1,4 +1,5 @@
 import { parseDateTimeMicros } from "../../shared/clock.ts";
+import type { WebhookEndpointRow } from "../../shared/db/schema.ts";
 import { attempt, type AdminActor } from "./admin-area.service.ts";
 import type { AdminAreaContext, AdminAreaRouter } from "./context.ts";
 import { html } from "./html.ts";
@@ -8,7 +9,6 @@ import { refusedPage } from "./pages/auth.ts";
 import { deleteConfirmPage, endpointPage, minuteOf, webhooksPage, type EndpointForm, type ShownSecret } from "./pages/webhooks.ts";
 
 const ATTEMPTS_PAGE = 50;
-const NONCE_LIFETIME_MICROS = 24 * 3600 * 1_000_000;
 const DAY_MICROS = 24 * 3600 * 1_000_000;
 /** More than a workspace may have (16): the list is one page. */
 const ALL_ENDPOINTS = 100;
@@ -25,9 +25,10 @@ const noticeFrom = (request: Request): Notice | null => {
 };
 
 /** The recovery's start: the form's `datetime-local` (minutes or seconds, read as UTC) or an exact instant carried over from the previous run. */
-function sinceFrom(value: string): string | null {
-  const candidates = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? [`${value}:00Z`] : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(value) ? [`${value}Z`] : [value];
-  return candidates.find((c) => parseDateTimeMicros(c) !== null) ?? null;
+function sinceFrom(value: string): { text: string; micros: number } | null {
+  const text = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00Z` : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(value) ? `${value}Z` : value;
+  const micros = parseDateTimeMicros(text);
+  return micros === null ? null : { text, micros };
 }
 
 function endpointForm(form: URLSearchParams): EndpointForm {
@@ -36,26 +37,21 @@ function endpointForm(form: URLSearchParams): EndpointForm {
 }
 
 /** The webhook endpoints of the session's workspace: the API's service behind every action, each audited. */
-export function webhookRoutes(router: AdminAreaRouter, { store, webhooks, guards, clock, newNonce }: AdminAreaContext) {
+export function webhookRoutes(router: AdminAreaRouter, { webhooks, guards, clock, nonces }: AdminAreaContext) {
   const { service, endpoints } = webhooks;
   const notFound = () => htmlResponse(refusedPage("No such webhook endpoint in this workspace."), 404);
   const list = (orgId: string) => endpoints.page(orgId, Number.MAX_SAFE_INTEGER, ALL_ENDPOINTS);
 
-  /** A form posted twice (reload, back button) must not make a second endpoint or rotate twice. */
-  async function firstSubmission(form: URLSearchParams): Promise<boolean> {
-    await store.purgeFormNonces(clock.nowMicros() - NONCE_LIFETIME_MICROS);
-    const nonce = form.get("nonce") ?? "";
-    return nonce.length >= 16 && (await store.claimFormNonce(nonce, clock.nowMicros()));
-  }
+  const { newNonce, firstSubmission } = nonces;
 
-  async function showEndpoint(actor: AdminActor["session"], id: string, options: { before?: number; notice?: Notice | null; shown?: ShownSecret | null; since?: string; continueFrom?: string | null } = {}, status = 200) {
-    const endpoint = await endpoints.byId(actor.orgId, id);
+  async function showEndpoint(session: AdminActor["session"], id: string, options: { before?: number; notice?: Notice | null; shown?: ShownSecret | null; since?: string; continueFrom?: string | null } = {}, status = 200) {
+    const endpoint = await endpoints.byId(session.orgId, id);
     if (!endpoint) return notFound();
-    const rows = await endpoints.attempts(actor.orgId, endpoint.id, options.before ?? Number.MAX_SAFE_INTEGER, ATTEMPTS_PAGE + 1);
+    const rows = await endpoints.attempts(session.orgId, endpoint.id, options.before ?? Number.MAX_SAFE_INTEGER, ATTEMPTS_PAGE + 1);
     const page = rows.slice(0, ATTEMPTS_PAGE);
     const next = rows.length > ATTEMPTS_PAGE ? String(page[page.length - 1]!.createdAt) : null;
     const since = options.since ?? minuteOf(endpoint.failingSince ?? clock.nowMicros() - DAY_MICROS);
-    return htmlResponse(endpointPage(actor, endpoint, page, { nonce: newNonce(), next, since, continueFrom: options.continueFrom ?? null, notice: options.notice, shown: options.shown }), status);
+    return htmlResponse(endpointPage(session, endpoint, page, { nonce: newNonce(), next, since, continueFrom: options.continueFrom ?? null, notice: options.notice, shown: options.shown }), status);
   }
 
   router.get("/admin/webhooks", guards.page(async (session, ctx) => htmlResponse(webhooksPage(session, await list(session.orgId), { nonce: newNonce(), notice: noticeFrom(ctx.request) }))));
@@ -85,49 +81,49 @@ export function webhookRoutes(router: AdminAreaRouter, { store, webhooks, guards
     }),
   );
 
-  const endpointAction = (suffix: string, act: (actor: AdminActor, id: string, form: URLSearchParams) => Promise<Response>) =>
+  /** An action on one endpoint of the session's workspace; another workspace's is "not found". */
+  const endpointAction = (suffix: string, act: (actor: AdminActor, endpoint: WebhookEndpointRow, form: URLSearchParams) => Promise<Response>) =>
     router.post(
       `/admin/webhooks/:id/${suffix}`,
       guards.action(async (actor, form, ctx) => {
         const endpoint = await endpoints.byId(actor.session.orgId, ctx.params.id ?? "");
-        return endpoint ? act(actor, endpoint.id, form) : notFound();
+        return endpoint ? act(actor, endpoint, form) : notFound();
       }),
     );
   const refused = (actor: AdminActor, id: string, message: string) => showEndpoint(actor.session, id, { notice: { kind: "error", text: message } }, 400);
   const here = (id: string, notice: string) => redirect(`/admin/webhooks/${encodeURIComponent(id)}?${notice}`);
 
-  endpointAction("status", async (actor, id, form) => {
+  endpointAction("status", async (actor, { id }, form) => {
     const status = form.get("status") === "enabled" ? "enabled" : "disabled";
     const result = await attempt(() => service.setStatus(actor, id, status));
     return result.ok ? here(id, status) : refused(actor, id, result.message);
   });
-  endpointAction("ping", async (actor, id) => {
+  endpointAction("ping", async (actor, { id }) => {
     const result = await attempt(() => service.ping(actor, id));
     return result.ok ? here(id, "pinged") : refused(actor, id, result.message);
   });
-  endpointAction("rotate", async (actor, id, form) => {
+  endpointAction("rotate", async (actor, { id }, form) => {
+    // Rotating twice (a reload of this POST) would end the previous secret's 24 hours at once.
     if (!(await firstSubmission(form))) return here(id, "");
     const result = await attempt(() => service.rotate(actor, id));
     if (!result.ok) return refused(actor, id, result.message);
     return showEndpoint(actor.session, id, { shown: { url: result.value.url, secret: result.value.secret, rotated: true } });
   });
-  endpointAction("recover", async (actor, id, form) => {
-    const raw = (form.get("since") ?? "").trim();
-    const since = sinceFrom(raw);
+  endpointAction("recover", async (actor, { id }, form) => {
+    const since = sinceFrom((form.get("since") ?? "").trim());
     if (since === null) return refused(actor, id, "Give the moment to recover from as a date and time (UTC).");
-    const result = await attempt(() => service.recover(actor, id, since));
+    const result = await attempt(() => service.recover(actor, id, since.text));
     if (!result.ok) return refused(actor, id, result.message);
     const { queued, has_more, next_since } = result.value;
     const text =
       has_more && next_since
         ? html`Queued ${queued} events again, oldest first. More remain: recover the next ones from ${next_since} below.`
         : html`Queued ${queued} ${queued === 1 ? "event" : "events"} again, oldest first.`;
-    return showEndpoint(actor.session, id, { notice: { kind: "ok", text }, since: minuteOf(parseDateTimeMicros(since)!), continueFrom: has_more ? next_since : null });
+    return showEndpoint(actor.session, id, { notice: { kind: "ok", text }, since: minuteOf(since.micros), continueFrom: has_more ? next_since : null });
   });
-  endpointAction("delete", async (actor, id, form) => {
-    const endpoint = (await endpoints.byId(actor.session.orgId, id))!;
+  endpointAction("delete", async (actor, endpoint, form) => {
     if (form.get("confirm") !== "yes") return htmlResponse(deleteConfirmPage(actor.session, endpoint));
-    const result = await attempt(() => service.remove(actor, id, endpoint.url));
-    return result.ok ? redirect("/admin/webhooks?deleted") : refused(actor, id, result.message);
+    const result = await attempt(() => service.remove(actor, endpoint.id, endpoint.url));
+    return result.ok ? redirect("/admin/webhooks?deleted") : refused(actor, endpoint.id, result.message);
   });
 }

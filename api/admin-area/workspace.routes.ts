@@ -10,7 +10,6 @@ import { settingsPage } from "./pages/settings.ts";
 import { userPage, usersPage } from "./pages/users.ts";
 
 const PAGE_SIZE = 50;
-const NONCE_LIFETIME_MICROS = 24 * 3600 * 1_000_000;
 
 const notFound = (what: string) => htmlResponse(refusedPage(`No such ${what} in this workspace.`), 404);
 const query = (request: Request) => new URL(request.url).searchParams;
@@ -31,7 +30,8 @@ function paged<T>(rows: T[], cursorOf: (row: T) => string): { rows: T[]; next: s
 const role = (value: string | null): UserRole => (value === "admin" ? "admin" : "member");
 
 /** Pages and forms of one workspace; every read and change is scoped by the session's workspace. */
-export function workspaceRoutes(router: AdminAreaRouter, { store, service, guards, clock, newNonce }: AdminAreaContext) {
+export function workspaceRoutes(router: AdminAreaRouter, { store, service, guards, nonces }: AdminAreaContext) {
+  const { newNonce } = nonces;
   // --- API keys -------------------------------------------------------------------------
   router.get(
     "/admin/api-keys",
@@ -46,10 +46,8 @@ export function workspaceRoutes(router: AdminAreaRouter, { store, service, guard
     "/admin/api-keys",
     guards.action(async (actor, form) => {
       const orgId = actor.session.orgId;
-      await store.purgeFormNonces(clock.nowMicros() - NONCE_LIFETIME_MICROS);
       // A resubmitted form (reload, back button) must not make a second key or show one again.
-      const nonce = form.get("nonce") ?? "";
-      if (nonce.length < 16 || !(await store.claimFormNonce(nonce, clock.nowMicros()))) return redirect("/admin/api-keys");
+      if (!(await nonces.firstSubmission(form))) return redirect("/admin/api-keys");
       const input = { name: text(form, "name"), mode: form.get("mode") === "test" ? ("test" as const) : ("live" as const) };
       const result = await attempt(() => service.createKey(actor, input));
       if (!result.ok) {

@@ -1,7 +1,6 @@
 import { parseDateTimeMicros } from "../../shared/clock.ts";
 import type { Flow } from "../../shared/db/flow.ts";
 import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.ts";
-import { activeSeconds, launchDelaySeconds } from "../../shared/phase-durations.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import type { Actor } from "../auth/actor.ts";
 import type { CoreDeps } from "../deps.ts";
@@ -31,9 +30,6 @@ export function* queuePhaseChangeEffects(
     actor: actor.keyName,
   };
   yield* deps.outbox.add(actor.orgId, "records", "timeline.phase_changed", change, at);
-  const suspendedSeconds = suspendedMicrosInPhase / 1_000_000;
-  const firstLaunch = after.phase === "launch" && !(yield* deps.phaseDurations.launchedBefore(after.id));
-  const target = after.targetLaunchDate === null ? null : parseDateTimeMicros(after.targetLaunchDate);
   yield* deps.phaseDurations.record({
     // `at` is unique per onboarding (each change is at least 1 µs after the last).
     source: `${after.id}:${at}`,
@@ -45,11 +41,10 @@ export function* queuePhaseChangeEffects(
     at,
     actor: actor.keyName,
     phaseEnteredAt: before.phaseEnteredAt,
-    slaSuspendedSeconds: suspendedSeconds,
-    activeSeconds: activeSeconds(before.phaseEnteredAt, at, suspendedSeconds),
-    firstLaunch,
-    launchDelaySeconds: firstLaunch ? launchDelaySeconds(at, target) : null,
+    slaSuspendedSeconds: suspendedMicrosInPhase / 1_000_000,
+    targetMicros: after.targetLaunchDate === null ? null : parseDateTimeMicros(after.targetLaunchDate),
   });
+;
 
   if (after.phase !== "launch" || actor.mode !== "live") return;
   const launch = { org_id: actor.orgId, onboarding_id: after.id, customer_id: after.customerId, actor: actor.keyName, at };

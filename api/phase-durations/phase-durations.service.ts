@@ -97,19 +97,24 @@ export function* phaseDurationReport(deps: Pick<PhaseDurationDeps, "customers" |
   const to = query.to === undefined ? null : parseDateTimeMicros(query.to)!;
   if (from !== null && to !== null && to <= from) throw new DomainError("too_small", "'to' must be later than 'from'.", "to");
   const customerId = query.customer_id === undefined ? null : (yield* findCustomer(deps.customers, actor.orgId, query.customer_id, "customer_id")).id;
-  const lo = from ?? 0;
-  const hi = to ?? Number.MAX_SAFE_INTEGER;
 
   const groups = new Map<Phase, DurationGroup[]>();
   const launches: LaunchTally = { launches: 0, onTime: 0, late: 0, delaySeconds: 0 };
-  const group = (phase: Phase, g: DurationGroup) => groups.set(phase, [...(groups.get(phase) ?? []), g]);
+  const group = (phase: Phase, g: DurationGroup) => {
+    const list = groups.get(phase);
+    if (list) list.push(g);
+    else groups.set(phase, [g]);
+  };
   const addVisits = (rows: readonly VisitRow[]) => {
     for (const v of rows) {
       group(v.fromPhase, { bucket: durationBucket(v.activeSeconds), visits: 1, activeSeconds: v.activeSeconds });
       if (!v.firstLaunch) continue;
       launches.launches += 1;
       if (v.launchDelaySeconds === 0) launches.onTime += 1;
-      else if (v.launchDelaySeconds !== null) (launches.late += 1), (launches.delaySeconds += v.launchDelaySeconds);
+      else if (v.launchDelaySeconds !== null) {
+        launches.late += 1;
+        launches.delaySeconds += v.launchDelaySeconds;
+      }
     }
   };
 
@@ -130,7 +135,7 @@ export function* phaseDurationReport(deps: Pick<PhaseDurationDeps, "customers" |
     if (from !== null && fullFrom! > from) addVisits(yield* deps.phaseDurations.visits(actor.orgId, null, from, fullFrom!));
     if (to !== null && fullTo! < to) addVisits(yield* deps.phaseDurations.visits(actor.orgId, null, fullTo!, to));
   } else {
-    addVisits(yield* deps.phaseDurations.visits(actor.orgId, customerId, lo, hi));
+    addVisits(yield* deps.phaseDurations.visits(actor.orgId, customerId, from ?? 0, to ?? Number.MAX_SAFE_INTEGER));
   }
 
   const phases = PHASES.flatMap((phase) => {

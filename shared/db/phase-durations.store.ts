@@ -1,11 +1,26 @@
 import type { Phase } from "../domain.ts";
-import { durationBucket, monthOf } from "../phase-durations.ts";
+import { activeSeconds, durationBucket, launchDelaySeconds, monthOf } from "../phase-durations.ts";
 import type { Flow } from "./flow.ts";
 import { decoder, type Sql } from "./sql.ts";
 
-/** One visit of a phase, as the phase change that ended it records it. */
-export interface TransitionRecord {
+/** A phase change as its record is asked for: the visit it ends, and the target launch date it had then (null: none, or not known). */
+export interface PhaseChange {
   /** Unique per change (`<onboarding id>:<at>`), or the job id of a record queued by an older version: a second write is a no-op. */
+  source: string;
+  orgId: string;
+  customerId: string;
+  onboardingId: string;
+  from: string;
+  to: string;
+  at: number;
+  actor: string;
+  phaseEnteredAt: number;
+  slaSuspendedSeconds: number;
+  targetMicros: number | null;
+}
+
+/** One visit of a phase, as the phase change that ended it records it. */
+interface TransitionRecord {
   source: string;
   orgId: string;
   customerId: string;
@@ -88,12 +103,20 @@ export function createPhaseDurationStore(sql: Sql) {
   );
 
   return {
-    /** Whether the onboarding has moved into `launch` before (so this move is not its first launch). */
-    *launchedBefore(onboardingId: string): Flow<boolean> {
-      return (yield* launchedBefore.get({ onboardingId })) !== undefined;
-    },
-    /** Records a visit and adds it to the month it ended in; a record already written (same source) changes nothing. */
-    *record(t: TransitionRecord): Flow<void> {
+    /**
+     * Records the visit a phase change ends, with its active seconds and, for the onboarding's
+     * first move into `launch`, the delay against its target, and adds it to the month it ended
+     * in; a record already written (same source) changes nothing. Runs in the caller's transaction.
+     */
+    *record(change: PhaseChange): Flow<void> {
+      const { targetMicros, ...rest } = change;
+      const firstLaunch = change.to === "launch" && (yield* launchedBefore.get({ onboardingId: change.onboardingId })) === undefined;
+      const t: TransitionRecord = {
+        ...rest,
+        activeSeconds: activeSeconds(change.phaseEnteredAt, change.at, change.slaSuspendedSeconds),
+        firstLaunch,
+        launchDelaySeconds: firstLaunch ? launchDelaySeconds(change.at, targetMicros) : null,
+      };
       if ((yield* insert.run({ ...t })) === 0) return;
       const month = monthOf(t.at);
       yield* addVisit.run({ orgId: t.orgId, month, phase: t.from, bucket: durationBucket(t.activeSeconds), activeSeconds: t.activeSeconds });

@@ -1,6 +1,5 @@
 import { run } from "../../shared/db/flow.ts";
 import type { Transaction } from "../../shared/db/database.ts";
-import { activeSeconds } from "../../shared/phase-durations.ts";
 import type { WorkerStores } from "../stores.ts";
 import type { QueueHandlers } from "./types.ts";
 
@@ -25,9 +24,8 @@ export function recordHandlers(store: WorkerStores["records"], transaction: Tran
     // launch's delay is unknown for them (the target date of that moment was not queued).
     "phase_transition.record": async (p, job) =>
       run(
-        transaction(function* () {
-          const firstLaunch = p.to === "launch" && !(yield* store.phaseDurations.launchedBefore(p.onboarding_id));
-          yield* store.phaseDurations.record({
+        transaction(() =>
+          store.phaseDurations.record({
             source: job.id!,
             orgId: p.org_id,
             customerId: p.customer_id,
@@ -38,11 +36,9 @@ export function recordHandlers(store: WorkerStores["records"], transaction: Tran
             actor: p.actor,
             phaseEnteredAt: p.phase_entered_at,
             slaSuspendedSeconds: p.sla_suspended_seconds,
-            activeSeconds: activeSeconds(p.phase_entered_at, p.at, p.sla_suspended_seconds),
-            firstLaunch,
-            launchDelaySeconds: null,
-          });
-        }),
+            targetMicros: null,
+          }),
+        ),
       ),
     "activity.batch": async (p) => run(store.activityBatch(p.entries)),
     "reminders.scan": () => scanReminders(),

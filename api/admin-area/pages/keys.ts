@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from "../html.ts";
-import { csrfField, notice, page, table, when, type Notice } from "../layout.ts";
+import { csrfField, notice, page, secretPanel, table, when, type Notice } from "../layout.ts";
 import type { KeyView, SessionView } from "../admin-area.store.ts";
 
 export interface CreatedKey {
@@ -30,14 +30,12 @@ function keyRow(session: SessionView, key: KeyView): SafeHtml {
 
 export function keysPage(session: SessionView, keys: KeyView[], options: { created?: CreatedKey | null; notice?: Notice | null; nonce: string; form?: { name: string; mode: string } }) {
   const created = options.created
-    ? html`<section class="secret" aria-labelledby="new-key-title">
-<h2 id="new-key-title">Your new ${options.created.mode} key “${options.created.name}”</h2>
-<p class="warning"><strong>Copy it now: it will not be shown again.</strong> Only a hash is kept; if you lose it, revoke it and create another.</p>
-<div class="secret-value">
-  <code id="new-api-key" data-testid="new-api-key">${options.created.key}</code>
-  <button type="button" class="copy" data-copy="new-api-key" hidden>Copy</button>
-</div>
-</section>`
+    ? secretPanel(
+        "new-api-key",
+        html`Your new ${options.created.mode} key “${options.created.name}”`,
+        html`<p class="warning"><strong>Copy it now: it will not be shown again.</strong> Only a hash is kept; if you lose it, revoke it and create another.</p>`,
+        options.created.key,
+      )
     : null;
   const mode = options.form?.mode ?? "live";
   return page(

@@ -2,7 +2,7 @@ import { formatMicros } from "../../../shared/clock.ts";
 import type { WebhookAttemptRow, WebhookEndpointRow } from "../../../shared/db/schema.ts";
 import { EVENT_TYPES } from "../../events/events.schema.ts";
 import { html, type SafeHtml } from "../html.ts";
-import { csrfField, notice, page, pager, table, when, type Notice } from "../layout.ts";
+import { csrfField, notice, page, pager, secretPanel, table, when, type Notice } from "../layout.ts";
 import type { SessionView } from "../admin-area.store.ts";
 
 const PATH = "/admin/webhooks";
@@ -17,17 +17,14 @@ export interface ShownSecret {
 }
 
 function secretSection(shown: ShownSecret): SafeHtml {
-  return html`<section class="secret" aria-labelledby="secret-title">
-<h2 id="secret-title">${shown.rotated ? "The endpoint's new signing secret" : "Signing secret of the new endpoint"}</h2>
-<p>For <code>${shown.url}</code>.</p>
-<p class="warning"><strong>Copy it now: it will not be shown again.</strong>${
-    shown.rotated ? " The previous secret keeps signing beside it for 24 hours, so your receiver can switch without losing a delivery." : ""
-  }</p>
-<div class="secret-value">
-  <code id="webhook-secret" data-testid="webhook-secret">${shown.secret}</code>
-  <button type="button" class="copy" data-copy="webhook-secret" hidden>Copy</button>
-</div>
-</section>`;
+  const overlap = shown.rotated ? " The previous secret keeps signing beside it for 24 hours, so your receiver can switch without losing a delivery." : "";
+  return secretPanel(
+    "webhook-secret",
+    shown.rotated ? "The endpoint's new signing secret" : "Signing secret of the new endpoint",
+    html`<p>For <code>${shown.url}</code>.</p>
+<p class="warning"><strong>Copy it now: it will not be shown again.</strong>${overlap}</p>`,
+    shown.secret,
+  );
 }
 
 function status(row: Pick<WebhookEndpointRow, "status" | "disabledReason">): SafeHtml {
