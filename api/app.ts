@@ -219,7 +219,7 @@ export async function createApp(infra: AppInfrastructure) {
     })
     .use(admin)
     // Workspace administrators' pages, with their own sessions (not ADMIN_TOKEN).
-    .use(adminArea({ database, store: stores.adminArea, clock, logger, publicUrl: infra.publicUrl, secretKey: infra.secretKey ?? null, webhooks: services }))
+    .use(adminArea({ database, store: stores.adminArea, clock, logger, publicUrl: infra.publicUrl, secretKey: infra.secretKey ?? null, onboardingPages: stores.onboardingPages, services }))
     // The browsable reference: HTML and a script, so not in the JSON route table.
     .get(DOCS_PATH, () => docsPage(newId("req")))
     .get(DOCS_BUNDLE_PATH, () => docsBundle(newId("req")));

@@ -5,6 +5,7 @@ import { createOutboxStore } from "../shared/db/outbox.store.ts";
 import { createOutboxWriter } from "../shared/db/outbox-writer.store.ts";
 import { createMetricsStore } from "./admin/metrics.store.ts";
 import { createAdminAreaStore } from "./admin-area/admin-area.store.ts";
+import { createOnboardingPagesStore } from "./admin-area/onboarding-pages.store.ts";
 import { createApiKeyStore } from "./auth/api-keys.store.ts";
 import { createFeatureStores } from "./features.ts";
 import { createIdempotencyStore } from "./idempotency/idempotency.store.ts";
@@ -31,6 +32,7 @@ export function createApiStores(database: Database, onOutboxWrite: () => void) {
     health: createHealthStore(sql),
     metrics: createMetricsStore(sql),
     adminArea: createAdminAreaStore(sql),
+    onboardingPages: createOnboardingPagesStore(sql),
   };
 }
 

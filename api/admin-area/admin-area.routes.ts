@@ -13,7 +13,9 @@ import { cookieSettings, createSessions } from "./session.ts";
 import type { AdminAreaRouter } from "./context.ts";
 import { workspaceRoutes } from "./workspace.routes.ts";
 import { formNonces } from "./form-nonces.ts";
-import type { WebhookDeps } from "../webhooks/webhooks.service.ts";
+import type { ServiceDeps } from "../features.ts";
+import type { OnboardingPagesStore } from "./onboarding-pages.store.ts";
+import { onboardingRoutes } from "./onboardings.routes.ts";
 import { webhookRoutes } from "./webhooks.routes.ts";
 import { createAdminWebhooks } from "./webhooks.service.ts";
 
@@ -26,8 +28,10 @@ export interface AdminAreaOptions {
   publicUrl: string;
   /** Seals a workspace's Slack token (settings page). */
   secretKey: string | null;
-  /** The webhook service's dependencies, as the API's routes get them (the webhooks page). */
-  webhooks: WebhookDeps;
+  /** The onboarding pages' store (overview, list, one onboarding). */
+  onboardingPages: OnboardingPagesStore;
+  /** The API's service dependencies, as its routes get them: the webhooks, onboarding and SLA pages run the same service functions. */
+  services: ServiceDeps;
 }
 
 const ASSETS = join(import.meta.dir, "assets");
@@ -36,6 +40,9 @@ const asset = (file: string, type: string) => {
   return () =>
     new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" } });
 };
+
+/** Where sign-in lands: the onboardings' overview. */
+const LANDING = "/admin/overview";
 
 const SIGNED_OUT_NOTICES: Record<string, string> = {
   signed_out: "You are signed out.",
@@ -63,12 +70,12 @@ export function adminArea(options: AdminAreaOptions) {
 
   router.get("/admin/assets/admin.css", asset("admin.css", "text/css; charset=utf-8"));
   router.get("/admin/assets/admin.js", asset("admin.js", "text/javascript; charset=utf-8"));
-  router.get("/admin", wrap(logger, async (ctx) => redirect((await guards.signedIn(ctx)) ? "/admin/api-keys" : "/admin/login")));
+  router.get("/admin", wrap(logger, async (ctx) => redirect((await guards.signedIn(ctx)) ? LANDING : "/admin/login")));
 
   router.get(
     "/admin/login",
     wrap(logger, async (ctx) => {
-      if (await guards.signedIn(ctx)) return redirect("/admin/api-keys");
+      if (await guards.signedIn(ctx)) return redirect(LANDING);
       const key = [...new URL(ctx.request.url).searchParams.keys()].find((k) => k in SIGNED_OUT_NOTICES);
       return htmlResponse(loginPage({ notice: key ? { kind: "ok", text: SIGNED_OUT_NOTICES[key]! } : null }));
     }),
@@ -82,7 +89,7 @@ export function adminArea(options: AdminAreaOptions) {
         // One message for every failure: unknown address, wrong password, not an administrator, throttled.
         return htmlResponse(loginPage({ email, notice: { kind: "error", text: "Sign-in failed. Check your e-mail and password, or try again later." } }), 401);
       }
-      return redirect("/admin/api-keys", { "set-cookie": cookie.set(await sessions.start(user, clientAddress(ctx))) });
+      return redirect(LANDING, { "set-cookie": cookie.set(await sessions.start(user, clientAddress(ctx))) });
     }),
   );
   router.post(
@@ -121,11 +128,13 @@ export function adminArea(options: AdminAreaOptions) {
   const context = {
     store: pageStore,
     service,
-    webhooks: { service: createAdminWebhooks({ database, clock, store, webhooks: options.webhooks }), endpoints: driven(options.webhooks.webhookEndpoints) },
+    webhooks: { service: createAdminWebhooks({ database, clock, store, webhooks: options.services }), endpoints: driven(options.services.webhookEndpoints) },
+    onboardings: { pages: driven(options.onboardingPages), services: options.services },
     guards,
     clock,
     nonces: formNonces(pageStore, clock),
   };
+  onboardingRoutes(router, context);
   workspaceRoutes(router, context);
   webhookRoutes(router, context);
   return app;

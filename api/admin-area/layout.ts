@@ -3,6 +3,9 @@ import { html, type Interpolation, type SafeHtml } from "./html.ts";
 import type { SessionView } from "./admin-area.store.ts";
 
 export const NAV = [
+  { path: "/admin/overview", label: "Overview" },
+  { path: "/admin/onboardings", label: "Onboardings" },
+  { path: "/admin/sla", label: "SLA report" },
   { path: "/admin/api-keys", label: "API keys" },
   { path: "/admin/users", label: "Users" },
   { path: "/admin/settings", label: "Settings" },

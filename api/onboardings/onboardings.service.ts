@@ -1,3 +1,4 @@
+import { parseDateTimeMicros } from "../../shared/clock.ts";
 import type { Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
@@ -51,11 +52,14 @@ const FIELDS = {
 } as const satisfies FieldMap<OnboardingRow>;
 
 
-export function* findOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingRow> {
+export function* findOnboarding(deps: Pick<Deps, "onboardings">, actor: Pick<Actor, "orgId">, ref: string): Flow<OnboardingRow> {
   const row = yield* findByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n));
   if (!row) throw notFound("onboarding", ref);
   return row;
 }
+
+/** The target as an instant, stored beside the text the client sent (which is returned as sent). */
+const targetInstant = (date: string | null) => (date === null ? null : parseDateTimeMicros(date));
 
 const isSuspended = (row: Pick<OnboardingRow, "state" | "waitingOnCustomer">) =>
   row.state === "waiting" && row.waitingOnCustomer;
@@ -75,6 +79,7 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
       startedAt: now,
       completedAt: null,
       targetLaunchDate: null,
+      targetLaunchAt: null,
       csmId: null,
       seId: null,
       designerId: null,
@@ -96,6 +101,7 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
     };
     const { customer_id: _customer, ...settable } = input;
     const row = applyFields(defaults, settable, FIELDS).next;
+    row.targetLaunchAt = targetInstant(row.targetLaunchDate);
     if (row.phase === "completed") row.completedAt = now;
     yield* deps.onboardings.insert(row);
     const resource = toOnboardingResource(row);
@@ -135,6 +141,7 @@ export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: 
     const now = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
     next.updatedAt = now;
     next.lastChangedMode = actor.mode;
+    next.targetLaunchAt = targetInstant(next.targetLaunchDate);
     if (next.waitingOnCustomer !== current.waitingOnCustomer) {
       next.waitingOnCustomerSince = next.waitingOnCustomer ? now : null;
     }

@@ -1,4 +1,3 @@
-import { parseDateTimeMicros } from "../../shared/clock.ts";
 import type { Flow } from "../../shared/db/flow.ts";
 import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
@@ -42,9 +41,8 @@ export function* queuePhaseChangeEffects(
     actor: actor.keyName,
     phaseEnteredAt: before.phaseEnteredAt,
     slaSuspendedSeconds: suspendedMicrosInPhase / 1_000_000,
-    targetMicros: after.targetLaunchDate === null ? null : parseDateTimeMicros(after.targetLaunchDate),
+    targetMicros: after.targetLaunchAt,
   });
-;
 
   if (after.phase !== "launch" || actor.mode !== "live") return;
   const launch = { org_id: actor.orgId, onboarding_id: after.id, customer_id: after.customerId, actor: actor.keyName, at };

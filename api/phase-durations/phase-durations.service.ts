@@ -31,7 +31,7 @@ interface Tally {
  * the `(onboarding_id, at)` index), and the current visit from the onboarding itself, counted
  * up to now with the clock suspended while it waits on the customer.
  */
-export function* phaseDurations(deps: PhaseDurationDeps, actor: Actor, ref: string): Flow<PhaseDurationsResource> {
+export function* phaseDurations(deps: Pick<PhaseDurationDeps, "clock" | "onboardings" | "phaseDurations">, actor: Pick<Actor, "orgId">, ref: string): Flow<PhaseDurationsResource> {
   const onboarding = yield* findOnboarding(deps, actor, ref);
   const visits = yield* deps.phaseDurations.ofOnboarding(onboarding.id);
   const now = Math.max(deps.clock.nowMicros(), onboarding.phaseEnteredAt);

@@ -147,6 +147,8 @@ export const onboardings = sqliteTable(
     startedAt: micros("started_at").notNull(),
     completedAt: micros("completed_at"),
     targetLaunchDate: text("target_launch_date"),
+    /** `target_launch_date` as an instant (µs), set with it: the admin area's overdue list compares it with now. */
+    targetLaunchAt: micros("target_launch_at"),
     csmId: text("csm_id"),
     seId: text("se_id"),
     designerId: text("designer_id"),
@@ -178,6 +180,10 @@ export const onboardings = sqliteTable(
     index("onboardings_customer_list_idx").on(t.customerId, t.createdAt).where(notDeleted),
     // The reminder scan reads only onboardings waiting on their customer.
     index("onboardings_waiting_idx").on(t.waitingOnCustomerSince).where(sql`waiting_on_customer = 1 AND deleted_at IS NULL`),
+    // The admin area's overview and list (api/admin-area/onboarding-pages.store.ts).
+    index("onboardings_org_waiting_idx").on(t.orgId, t.waitingOnCustomerSince).where(sql`waiting_on_customer AND deleted_at IS NULL`),
+    index("onboardings_overdue_idx").on(t.orgId, t.targetLaunchAt).where(sql`deleted_at IS NULL AND phase NOT IN ('launch', 'completed')`),
+    index("onboardings_csm_list_idx").on(t.orgId, t.csmId, t.createdAt).where(notDeleted),
   ],
 );
 
@@ -275,6 +281,8 @@ export const phaseTransitions = sqliteTable(
     // The report's reads of single visits: a period's edges, and one customer's.
     index("phase_transitions_org_at_idx").on(t.orgId, t.at, t.fromPhase, t.activeSeconds),
     index("phase_transitions_customer_idx").on(t.orgId, t.customerId, t.at),
+    // The overview's launches of the month.
+    index("phase_transitions_launch_idx").on(t.orgId, t.at).where(sql`first_launch`),
   ],
 );
 

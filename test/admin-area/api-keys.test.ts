@@ -139,7 +139,7 @@ describe("security of the forms", () => {
 
   test("without a session every page leads to sign-in, and no form runs", async () => {
     const anonymous = adminClient(t.app);
-    for (const path of ["/admin/api-keys", "/admin/users", "/admin/settings", "/admin/webhooks", "/admin/deliveries", "/admin/activity", "/admin/audit"]) {
+    for (const path of ["/admin/overview", "/admin/onboardings", "/admin/onboardings/1", "/admin/sla", "/admin/api-keys", "/admin/users", "/admin/settings", "/admin/webhooks", "/admin/deliveries", "/admin/activity", "/admin/audit"]) {
       const page = await anonymous.get(path);
       expect({ path, status: page.status, location: page.location }).toEqual({ path, status: 303, location: "/admin/login" });
     }

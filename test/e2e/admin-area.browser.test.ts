@@ -79,7 +79,10 @@ describe("the admin area in a browser", () => {
       await page.waitForURL(/\/admin\/login/);
       await checkPage(page, "sign-in");
       await signIn(page, "ada@acme.example", PASSWORD);
-      await page.waitForURL(`${base}/admin/api-keys`);
+      // Sign-in lands on the onboardings' overview.
+      await page.waitForURL(`${base}/admin/overview`);
+      await expect(page.getByRole("heading", { name: "Overview" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("link", { name: "API keys" }).click();
       await expect(page.getByRole("heading", { name: "API keys" }).isVisible()).resolves.toBe(true);
       const cookies = await context.cookies();
       const session = cookies.find((c) => c.name === "admin_session")!;
@@ -263,7 +266,8 @@ describe("the admin area in a browser", () => {
       await p.getByRole("button", { name: "Set password" }).click();
       await p.waitForURL(/\/admin\/login/);
       await signIn(p, "gus@globex.example", PASSWORD);
-      await p.waitForURL(`${base}/admin/api-keys`);
+      await p.waitForURL(`${base}/admin/overview`);
+      await p.goto(`${base}/admin/api-keys`);
       const html = await p.content();
       expect(html).toContain("globex-sync");
       expect(html).not.toContain("ci-e2e");
@@ -292,7 +296,8 @@ describe("the admin area in a browser", () => {
       await p.keyboard.press("Tab"); // Password
       await p.keyboard.type(PASSWORD);
       await p.keyboard.press("Enter");
-      await p.waitForURL(`${base}/admin/api-keys`);
+      await p.waitForURL(`${base}/admin/overview`);
+      await p.goto(`${base}/admin/api-keys`);
       await p.getByLabel("Name").focus();
       await p.keyboard.type("keyboard-only");
       await p.keyboard.press("Enter");

@@ -45,7 +45,7 @@ beforeAll(async () => {
   await page.getByLabel("E-mail").fill("ada@acme.example");
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/admin\/api-keys/);
+  await page.waitForURL(/\/admin\/overview/);
 });
 
 afterAll(async () => {
