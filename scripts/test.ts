@@ -26,6 +26,7 @@ const ENGINE_NEUTRAL = [
   "test/faults/feed-under-concurrency.test.ts",
   "test/faults/webhook-faults.test.ts",
   "test/e2e/admin-webhooks.browser.test.ts",
+  "test/e2e/admin-onboardings.browser.test.ts",
   "test/scale/several-workers.test.ts",
 ];
 

@@ -69,6 +69,8 @@ const BAR_GAP = 4;
 const ROW_GAP = 12;
 const TOP = 28;
 const AXIS_HEIGHT = 24;
+/** A generous average width of a 13px character: a legend entry's room. */
+const LEGEND_CHAR_WIDTH = 7.5;
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
@@ -85,7 +87,7 @@ export function barChart(chart: Chart): SafeHtml {
       let x = LABEL_WIDTH;
       const rects = bar.segments.map((s) => {
         const w = s.seconds * scale;
-        const rect = html`<rect class="s-${s.series}" x="${round(x)}" y="${barY}" width="${round(w)}" height="${BAR_HEIGHT}"></rect>`;
+        const rect = html`<rect class="bar s-${s.series}" x="${round(x)}" y="${barY}" width="${round(w)}" height="${BAR_HEIGHT}"></rect>`;
         x += w;
         return rect;
       });
@@ -102,9 +104,12 @@ export function barChart(chart: Chart): SafeHtml {
     const x = round(LABEL_WIDTH + v * axis.unit * scale);
     ticks.push(html`<line class="grid" x1="${x}" y1="${TOP - 6}" x2="${x}" y2="${plotBottom}"></line><text class="tick" x="${x}" y="${plotBottom + 16}" text-anchor="middle">${round(v)} ${axis.suffix}</text>`);
   }
-  const legend = chart.series.map(
-    (s, i) => html`<rect class="s-${s.key}" x="${LABEL_WIDTH + i * 150}" y="4" width="12" height="12"></rect><text class="legend" x="${LABEL_WIDTH + i * 150 + 18}" y="14">${s.name}</text>`,
-  );
+  let legendX = LABEL_WIDTH;
+  const legend = chart.series.map((s) => {
+    const x = legendX;
+    legendX += 18 + s.name.length * LEGEND_CHAR_WIDTH + 24;
+    return html`<rect class="s-${s.key}" x="${x}" y="4" width="12" height="12"></rect><text class="legend" x="${x + 18}" y="14">${s.name}</text>`;
+  });
   const height = plotBottom + AXIS_HEIGHT;
 
   return html`<figure class="chart" data-testid="chart-${chart.id}">
@@ -129,7 +134,7 @@ export function shareBar(chart: { id: string; title: string; description: string
   let x = 0;
   const rects = chart.parts.map((p) => {
     const w = total === 0 ? 0 : (p.count / total) * (WIDTH - 2);
-    const rect = html`<rect class="s-${p.series}" x="${round(x + 1)}" y="4" width="${round(w)}" height="24"></rect>`;
+    const rect = html`<rect class="bar s-${p.series}" x="${round(x + 1)}" y="4" width="${round(w)}" height="24"></rect>`;
     x += w;
     return rect;
   });

@@ -212,8 +212,8 @@ describe("one onboarding", () => {
     expect(chart).toContain('role="img"');
     expect(chart).toContain("<title id=\"phase-time-title\">Time per phase</title>");
     expect(chart).toContain("1.0 h active + 1.8 d suspended");
-    expect(chart).toMatch(/class="s-active"[^>]*width="[\d.]+"/);
-    expect(chart).toMatch(/class="s-suspended"/);
+    expect(chart).toMatch(/class="bar s-active"[^>]*width="[\d.]+"/);
+    expect(chart).toMatch(/class="bar s-suspended"/);
     expect(chart).toContain("<th scope=\"row\">Program design</th>");
   });
 
