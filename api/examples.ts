@@ -121,3 +121,22 @@ export const examplePhaseDurationReport = {
   ],
   launches: { count: 12, on_time: 9, late: 2, on_time_rate: 0.8181818181818182, mean_delay_seconds: 259200 },
 } as const;
+
+/** Request bodies as an integrator would send them: the reference's request samples. */
+export const requestExamples = {
+  createCustomer: { name: "Acme Corp", domain: "acme.example", status: "onboarding", metadata: { crm_id: "0015g00000XyZ" } },
+  updateCustomer: { status: "active", metadata: { crm_id: "0015g00000XyZ", tier: "enterprise" } },
+  createContact: { name: "Ada Lovelace", email: "ada@acme.example", title: "Head of Operations", is_primary: true },
+  updateContact: { title: "VP Operations" },
+  createOnboarding: {
+    customer_id: exampleCustomer.id,
+    target_launch_date: "2027-01-15T00:00:00Z",
+    csm_id: "usr_01JDQ42A1B2C3D4E5F6G7H8J9K",
+    template_id: "enterprise-90-day",
+    notes: "Kick-off call booked.",
+  },
+  updateOnboarding: { phase: "review", state: "waiting", waiting_on_customer: true },
+  createWebhookEndpoint: { url: "https://crm.example.com/hooks/onboarding", enabled_events: ["onboarding.phase_changed", "onboarding.state_changed"] as string[], description: "CRM sync" },
+  updateWebhookEndpoint: { status: "enabled" },
+  recoverWebhookEvents: { since: "2026-11-22T08:00:00Z" },
+} as const;

@@ -1,4 +1,4 @@
-import { exampleContact, listOf } from "../examples.ts";
+import { exampleContact, listOf, requestExamples } from "../examples.ts";
 import { apiOrigin } from "../events/events.service.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
@@ -39,6 +39,7 @@ export const contactRoutes = (deps: ContactDeps): RouteDef[] => [
     tag,
     params: CustomerContactsParams,
     body: CreateContactBody,
+    bodyExample: requestExamples.createContact,
     success: { status: 201, description: "The new contact.", schema: Contact, example: exampleContact },
     errors: ["customer_not_found"],
     handler: (input) => createContact(deps, input.actor, input.params.customer_ref, input.body, apiOrigin(input)),
@@ -64,6 +65,7 @@ export const contactRoutes = (deps: ContactDeps): RouteDef[] => [
     tag,
     params: ContactRefParams,
     body: UpdateContactBody,
+    bodyExample: requestExamples.updateContact,
     success: { status: 200, description: "The updated contact.", schema: Contact, example: exampleContact },
     errors: ["customer_not_found", "contact_not_found"],
     handler: (input) => updateContact(deps, input.actor, input.params.customer_ref, input.params.contact_ref, input.body, apiOrigin(input)),

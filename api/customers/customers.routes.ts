@@ -1,4 +1,4 @@
-import { exampleCustomer, listOf } from "../examples.ts";
+import { exampleCustomer, listOf, requestExamples } from "../examples.ts";
 import { apiOrigin } from "../events/events.service.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
@@ -35,6 +35,7 @@ export const customerRoutes = (deps: CustomerDeps): RouteDef[] => [
     description: "Creates a customer. A taken `slug` answers 409 `slug_taken`; an omitted one is derived from `name`.",
     tag,
     body: CreateCustomerBody,
+    bodyExample: requestExamples.createCustomer,
     success: { status: 201, description: "The new customer.", schema: Customer, example: exampleCustomer },
     errors: ["slug_taken"],
     handler: (input) => createCustomer(deps, input.actor, input.body, apiOrigin(input)),
@@ -60,6 +61,7 @@ export const customerRoutes = (deps: CustomerDeps): RouteDef[] => [
     tag,
     params: CustomerRefParams,
     body: UpdateCustomerBody,
+    bodyExample: requestExamples.updateCustomer,
     success: { status: 200, description: "The updated customer.", schema: Customer, example: exampleCustomer },
     errors: ["customer_not_found", "slug_taken"],
     handler: (input) => updateCustomer(deps, input.actor, input.params.customer_ref, input.body, apiOrigin(input)),

@@ -176,7 +176,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
             }]
           : []),
       ],
-      ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: ref(route.body) } } } } : {}),
+      ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: ref(route.body), example: route.bodyExample } } } } : {}),
       responses,
     };
     if (operation.parameters.length === 0) delete operation.parameters;

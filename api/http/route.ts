@@ -31,6 +31,8 @@ interface RouteDoc<P, Q, B> {
   params?: P;
   query?: Q;
   body?: B;
+  /** A realistic request body, shown in the reference's request samples (checked against `body` in tests). */
+  bodyExample?: In<B>;
   success: { status: 200 | 201 | 202; description: string; schema: TSchema; example: unknown };
   /** Answers other than the success and the errors, returned as a `Reply` (readiness's 503). */
   otherResponses?: readonly { status: number; description: string; schema: TSchema; example: unknown }[];

@@ -1,4 +1,4 @@
-import { exampleOnboarding, listOf } from "../examples.ts";
+import { exampleOnboarding, listOf, requestExamples } from "../examples.ts";
 import { apiOrigin } from "../events/events.service.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
@@ -45,6 +45,7 @@ export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => [
     description: "Starts an onboarding for a customer. Creating one records no phase change and runs no automation.",
     tag,
     body: CreateOnboardingBody,
+    bodyExample: requestExamples.createOnboarding,
     success: { status: 201, description: "The new onboarding.", schema: Onboarding, example: exampleOnboarding },
     errors: ["customer_not_found"],
     handler: (input) => createOnboarding(deps, input.actor, input.body, apiOrigin(input)),
@@ -84,6 +85,7 @@ export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => [
     tag,
     params: OnboardingRefParams,
     body: UpdateOnboardingBody,
+    bodyExample: requestExamples.updateOnboarding,
     success: one("The updated onboarding."),
     errors: ["onboarding_not_found"],
     handler: (input) => updateOnboarding(deps, input.actor, input.params.onboarding_ref, input.body, apiOrigin(input)),

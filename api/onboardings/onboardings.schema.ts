@@ -8,7 +8,13 @@ const phase = StringEnum(PHASES, {
 });
 const state = StringEnum(STATES, { description: "Whether anything blocks the onboarding." });
 const userId = (role: string) =>
-  Nullable(Type.String({ minLength: 1, maxLength: 255, description: `Assigned ${role} (a workspace user id).` }));
+  Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: `Assigned ${role}: a workspace user's id (\`usr_…\`) or an id of your own. Any string is kept; the admin area marks one that names no user of the workspace, and launch messages reach only users.`,
+    }),
+  );
 const clientDateTime = (description: string) =>
   Nullable(DateTime({ description: `${description} Returned exactly as sent.` }));
 
@@ -49,7 +55,7 @@ export const DeletedOnboarding = Deleted("onboarding", "onb_01JDQ41N5P6Q7R8S9T0V
 
 /** Fields both create and update accept. */
 const editable = {
-  template_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
+  template_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: "Free text: kept and returned, never interpreted." }))),
   phase: Type.Optional(phase),
   state: Type.Optional(state),
   target_launch_date: Type.Optional(clientDateTime("Planned launch.")),

@@ -1,4 +1,4 @@
-import { exampleWebhookAttempt, exampleWebhookEndpoint, exampleWebhookEndpointWithSecret, listOf } from "../examples.ts";
+import { exampleWebhookAttempt, exampleWebhookEndpoint, exampleWebhookEndpointWithSecret, listOf, requestExamples } from "../examples.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
   CreateWebhookEndpointBody,
@@ -42,6 +42,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
       "Events of the types in `enabled_events` are POSTed to `url`, signed with the endpoint's `secret` (Standard Webhooks). The secret is in this answer only. `url` must be https:// and must not name a loopback, private, link-local, multicast or unspecified address; a host name's addresses are checked again at every delivery. At most 16 per workspace.",
     tag,
     body: CreateWebhookEndpointBody,
+    bodyExample: requestExamples.createWebhookEndpoint,
     success: { status: 201, description: "The new endpoint, with its secret.", schema: WebhookEndpointWithSecret, example: exampleWebhookEndpointWithSecret },
     errors: ["url_not_allowed", "invalid_enum_value", "webhook_endpoint_limit"],
     handler: ({ actor, body }) => createEndpoint(deps, actor.orgId, body),
@@ -79,6 +80,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     tag,
     params: EndpointIdParams,
     body: UpdateWebhookEndpointBody,
+    bodyExample: requestExamples.updateWebhookEndpoint,
     success: { status: 200, description: "The updated endpoint.", schema: WebhookEndpoint, example: exampleWebhookEndpoint },
     errors: ["webhook_endpoint_not_found", "url_not_allowed", "invalid_enum_value"],
     handler: ({ actor, params, body }) => updateEndpoint(deps, actor.orgId, params.endpoint_id, body),
@@ -142,6 +144,7 @@ export const webhookRoutes = (deps: WebhookDeps): RouteDef[] => [
     tag,
     params: EndpointIdParams,
     body: RecoverBody,
+    bodyExample: requestExamples.recoverWebhookEvents,
     success: { status: 202, description: "What was queued.", schema: WebhookRecovery, example: { object: "webhook_recovery", endpoint_id: exampleWebhookEndpoint.id, queued: 12, has_more: false, next_since: null } },
     errors: ["webhook_endpoint_not_found"],
     handler: ({ actor, params, body }) => recoverEvents(deps, actor.orgId, params.endpoint_id, body.since),
