@@ -32,14 +32,14 @@ const onPostgres = engine === "postgres";
 const quick = args.includes("--quick");
 // --service-only: no baseline runs, so a profile of the API (BENCH_CPU_PROF) shows load, not idling.
 const serviceOnly = args.includes("--service-only");
-const ALL = ["create", "read", "list", "patch", "read-tail", "prune", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth", "feed", "webhooks"] as const;
+const ALL = ["create", "read", "list", "patch", "read-tail", "prune", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth", "feed", "webhooks", "phase-durations", "report"] as const;
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`unknown scenario '${s}'; choose from ${ALL.join(", ")}`);
 // The other scenarios read the service's SQLite file directly (worker drains, the 1M-row list).
 const HTTP_SCENARIOS: Scenario[] = ["create", "read", "list", "patch", "read-tail"];
 // growth runs the app in a process of its own on either engine (bench/growth.ts --db).
-const POSTGRES_SCENARIOS: Scenario[] = [...HTTP_SCENARIOS, "prune", "growth", "feed", "webhooks"];
+const POSTGRES_SCENARIOS: Scenario[] = [...HTTP_SCENARIOS, "prune", "growth", "feed", "webhooks", "phase-durations", "report"];
 if (onPostgres && chosen.some((s) => !POSTGRES_SCENARIOS.includes(s))) throw new Error(`--db postgres runs ${POSTGRES_SCENARIOS.join(", ")}`);
 const scenarios: Scenario[] = chosen.length ? chosen : onPostgres ? POSTGRES_SCENARIOS : [...ALL];
 
@@ -505,6 +505,24 @@ if (scenarios.includes("webhooks")) {
   const result = JSON.parse(output.split("\n").find((line) => line.startsWith("{"))!) as { writeRatio: number; workerRate: number };
   summary.push(`| webhooks: creates with 5 endpoints / with none | ${result.writeRatio.toFixed(2)}× | (accounting) | |`);
   summary.push(`| webhooks: deliveries per second, one worker | ${Math.round(result.workerRate).toLocaleString()}/s | (accounting) | |`);
+}
+
+if (scenarios.includes("phase-durations") || scenarios.includes("report")) {
+  // The SLA's reads in a large workspace (bench/phase-durations.ts: the API in its own process
+  // over 100,000 onboardings and 1,000,000 transitions): one onboarding's durations and the report.
+  const flags = quick ? ["--onboardings=2000", "--transitions=20000", "--samples=30", "--rounds=1"] : [];
+  record(`\n### phase-durations and report: the SLA's reads in a large workspace (bun bench/phase-durations.ts ${flags.join(" ")} --db ${engine})`);
+  const child = Bun.spawn([process.execPath, "bench/phase-durations.ts", ...flags, "--db", engine], { stdout: "pipe", stderr: "inherit" });
+  const output = await new Response(child.stdout).text();
+  if ((await child.exited) !== 0) throw new Error("bench/phase-durations.ts failed");
+  for (const line of output.split("\n")) if (line.trim() && !line.startsWith("{") && !line.startsWith("round ")) record(line);
+  const result = JSON.parse(output.split("\n").find((line) => line.startsWith("{"))!) as { durations: { p50: number; p99: number }; report: { p50: number; p99: number } };
+  if (scenarios.includes("phase-durations")) {
+    summary.push(`| phase-durations: one onboarding's answer, p50 (p99) | ${result.durations.p50.toFixed(2)} ms (${result.durations.p99.toFixed(2)} ms) | p50 ≤ 5 ms | ${result.durations.p50 <= 5 ? "met" : "missed"} |`);
+  }
+  if (scenarios.includes("report")) {
+    summary.push(`| report: the slowest of three report shapes, p50 (p99) | ${result.report.p50.toFixed(2)} ms (${result.report.p99.toFixed(2)} ms) | p50 ≤ 200 ms | ${result.report.p50 <= 200 ? "met" : "missed"} |`);
+  }
 }
 
 // ---- report ------------------------------------------------------------------------------
