@@ -103,7 +103,8 @@ export function createOnboardingPagesStore(sql: Sql) {
   );
 
   // The list: one statement per combination of filters, built when first asked for; each is
-  // served by the index of its most selective filter (customer, CSM, phase and state).
+  // served by the index of its most selective filter (customer, CSM, phase and state); "an id
+  // that is no user" walks the workspace's list, checking each CSM against the users' key.
   const lists = new Map<string, ReturnType<typeof sql.statement<OnboardingListRow>>>();
   const csmCondition = {
     id: "o.csm_id = $csm",
