@@ -89,8 +89,9 @@ interface LaunchTally {
 /**
  * Visits that ended in [from, to), by phase, and the first launches among them. Whole months
  * of a workspace are read from the stored monthly aggregate (never the transitions); the
- * partial months at either end, and a customer's visits, are read one by one through the
- * `(org_id, at)` and `(org_id, customer_id, at)` indexes.
+ * partial months at either end are grouped by the database from the `(org_id, at, …)` index
+ * into the same duration buckets; a period within one month, and a customer's visits, are read
+ * one by one (exact) through the `(org_id, at)` and `(org_id, customer_id, at)` indexes.
  */
 export function* phaseDurationReport(deps: Pick<PhaseDurationDeps, "customers" | "phaseDurations">, actor: Pick<Actor, "orgId">, query: PhaseDurationReportQuery): Flow<PhaseDurationReportResource> {
   const from = query.from === undefined ? null : parseDateTimeMicros(query.from)!;
@@ -105,18 +106,25 @@ export function* phaseDurationReport(deps: Pick<PhaseDurationDeps, "customers" |
     if (list) list.push(g);
     else groups.set(phase, [g]);
   };
+  const addLaunch = (delaySeconds: number | null) => {
+    launches.launches += 1;
+    if (delaySeconds === 0) launches.onTime += 1;
+    else if (delaySeconds !== null) {
+      launches.late += 1;
+      launches.delaySeconds += delaySeconds;
+    }
+  };
   const addVisits = (rows: readonly VisitRow[]) => {
     for (const v of rows) {
       group(v.fromPhase, { bucket: durationBucket(v.activeSeconds), visits: 1, activeSeconds: v.activeSeconds });
-      if (!v.firstLaunch) continue;
-      launches.launches += 1;
-      if (v.launchDelaySeconds === 0) launches.onTime += 1;
-      else if (v.launchDelaySeconds !== null) {
-        launches.late += 1;
-        launches.delaySeconds += v.launchDelaySeconds;
-      }
+      if (v.firstLaunch) addLaunch(v.launchDelaySeconds);
     }
   };
+  /** A partial month beside whole ones: grouped in the database, as precise as the aggregate it joins. */
+  function* addPartial(from: number, to: number): Flow<void> {
+    for (const row of yield* deps.phaseDurations.groupedVisits(actor.orgId, from, to)) group(row.phase, row);
+    for (const launch of yield* deps.phaseDurations.launches(actor.orgId, from, to)) addLaunch(launch.launchDelaySeconds);
+  }
 
   // The whole months inside [from, to), as `YYYY-MM` bounds; none when the period is shorter.
   const fullFrom = from === null ? null : from === monthStart(from) ? from : nextMonthStart(from);
@@ -132,8 +140,8 @@ export function* phaseDurationReport(deps: Pick<PhaseDurationDeps, "customers" |
       launches.late += monthly.late;
       launches.delaySeconds += monthly.delaySeconds;
     }
-    if (from !== null && fullFrom! > from) addVisits(yield* deps.phaseDurations.visits(actor.orgId, null, from, fullFrom!));
-    if (to !== null && fullTo! < to) addVisits(yield* deps.phaseDurations.visits(actor.orgId, null, fullTo!, to));
+    if (from !== null && fullFrom! > from) yield* addPartial(from, fullFrom!);
+    if (to !== null && fullTo! < to) yield* addPartial(fullTo!, to);
   } else {
     addVisits(yield* deps.phaseDurations.visits(actor.orgId, customerId, from ?? 0, to ?? Number.MAX_SAFE_INTEGER));
   }

@@ -90,6 +90,20 @@ export function createPhaseDurationStore(sql: Sql) {
     `SELECT ${VISIT_COLUMNS} FROM phase_transitions WHERE org_id = $orgId AND customer_id = $customerId AND at >= $from AND at < $to`,
     { decode: visitDecoder },
   );
+  // A period's partial months: the visits grouped in the database by phase and duration bucket
+  // (shared/phase-durations.ts's durationBucket in SQL, as the migration that backfilled the
+  // aggregate wrote it), read from the (org_id, at, from_phase, active_seconds) index alone;
+  // and the first launches among them, from the launch index.
+  const groupedInPeriod = sql.statement<{ phase: Phase; bucket: number; visits: number; activeSeconds: number }>(
+    `SELECT from_phase AS phase, CASE WHEN active_seconds < 1 THEN 0 ELSE 1 + CAST(floor(ln(active_seconds) / ln(1.02)) AS INTEGER) END AS bucket,
+       COUNT(*) AS visits, sum(active_seconds) AS "activeSeconds"
+     FROM phase_transitions WHERE org_id = $orgId AND at >= $from AND at < $to GROUP BY 1, 2`,
+    { decode: decoder({ bucket: "number", visits: "number", activeSeconds: "number" }) },
+  );
+  const launchesInPeriod = sql.statement<{ launchDelaySeconds: number | null }>(
+    `SELECT launch_delay_seconds AS "launchDelaySeconds" FROM phase_transitions WHERE org_id = $orgId AND first_launch AND at >= $from AND at < $to`,
+    { decode: decoder({ launchDelaySeconds: "number" }) },
+  );
   const monthlyVisits = sql.statement<{ phase: Phase; bucket: number; visits: number; activeSeconds: number }>(
     `SELECT phase, bucket, CAST(sum(visits) AS INTEGER) AS visits, sum(active_seconds) AS "activeSeconds" FROM phase_visit_months
      WHERE org_id = $orgId AND month >= $fromMonth AND month < $toMonth GROUP BY phase, bucket`,
@@ -130,6 +144,10 @@ export function createPhaseDurationStore(sql: Sql) {
     /** Visits of the workspace (or of one customer) that ended in [from, to), one by one: a period's partial months. */
     visits: (orgId: string, customerId: string | null, from: number, to: number) =>
       customerId === null ? inPeriod.all({ orgId, from, to }) : ofCustomer.all({ orgId, customerId, from, to }),
+    /** Visits of the workspace that ended in [from, to), grouped by phase and duration bucket: the partial months beside whole ones. */
+    groupedVisits: (orgId: string, from: number, to: number) => groupedInPeriod.all({ orgId, from, to }),
+    /** The delays of the first launches in [from, to) (null: no target then). */
+    launches: (orgId: string, from: number, to: number) => launchesInPeriod.all({ orgId, from, to }),
     /** The aggregate of whole months [fromMonth, toMonth) (`YYYY-MM`): visits by phase and duration bucket. */
     monthlyVisits: (orgId: string, fromMonth: string, toMonth: string) => monthlyVisits.all({ orgId, fromMonth, toMonth }),
     monthlyLaunches: (orgId: string, fromMonth: string, toMonth: string) => monthlyLaunches.get({ orgId, fromMonth, toMonth }),

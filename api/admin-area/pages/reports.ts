@@ -1,5 +1,6 @@
 import { html } from "../html.ts";
 import { notice, page, pager, table, when, type Notice } from "../layout.ts";
+import { onboardingPath } from "./onboarding-words.ts";
 import type { ActivityView, AuditView, DeliveryView, KeyView, SessionView } from "../admin-area.store.ts";
 
 export const DELIVERY_STATUSES = ["sending", "sent", "skipped", "failed"] as const;
@@ -29,7 +30,7 @@ ${table(
   "Deliveries",
   ["Created", "Kind", "Onboarding", "Target", "Status", "Reason", "Attempts", "Updated"],
   rows.map(
-    (d) => html`<tr><td>${when(d.createdAt)}</td><td>${d.kind}</td><td>${d.onboardingDisplayId ?? ""} <code>${d.onboardingId}</code></td><td>${d.target ?? "—"}</td>
+    (d) => html`<tr><td>${when(d.createdAt)}</td><td>${d.kind}</td><td><a href="${onboardingPath(d.onboardingId)}">${d.onboardingDisplayId === null ? d.onboardingId : `#${d.onboardingDisplayId}`}</a></td><td>${d.target ?? "—"}</td>
 <td><span class="badge badge-${d.status}">${d.status}</span></td><td>${d.detail ?? "—"}</td><td class="num">${d.attempts}</td><td>${when(d.updatedAt)}</td></tr>`,
   ),
   "No deliveries match.",
