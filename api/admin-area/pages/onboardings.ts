@@ -113,7 +113,7 @@ ${table(
   "Launches this month",
   ["Launched", "Onboarding", "Against the target", "CSM"],
   launches.rows.map(
-    (l) => html`<tr><td>${when(l.at)}</td><td>${onboardingLink(l)}${l.deleted ? html` <span class="muted">(deleted)</span>` : ""}</td><td>${launchOutcome(l)}</td><td>${launchCsm(l, people)}</td></tr>`,
+    (l) => html`<tr><td>${when(l.at)}</td><td>${l.deleted ? html`#${l.displayId} ${l.customerName} <span class="muted">(deleted)</span>` : onboardingLink(l)}</td><td>${launchOutcome(l)}</td><td>${launchCsm(l, people)}</td></tr>`,
   ),
   "No launch yet this month.",
 )}
