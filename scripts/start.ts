@@ -1,7 +1,7 @@
 /**
  * `npm start`: everything the service needs, in one command. Generates SECRET_KEY and
  * ADMIN_TOKEN on first run (kept under DATA_DIR), checks the configuration, makes sure a
- * Redis answers (starting a private redis-server under ./data when nothing
+ * Redis answers (starting a private redis-server under DATA_DIR/redis when nothing
  * answers at the default address), then runs the API and the worker side by side and stops
  * both when either stops or on SIGTERM/SIGINT.
  */
@@ -40,7 +40,9 @@ if (await redisAnswers(redisUrl)) {
     );
     process.exit(1);
   }
-  const dir = resolve("data/redis");
+  // Under DATA_DIR like everything else the installation keeps (two checkouts with their own
+  // DATA_DIR no longer share one Redis's files).
+  const dir = resolve(config.dataDir, "redis");
   mkdirSync(dir, { recursive: true });
   privateRedis = await startPrivateRedis({ dir, persist: true });
   redisUrl = privateRedis.url;
