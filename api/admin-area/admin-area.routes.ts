@@ -8,7 +8,7 @@ import type { ApiStores } from "../stores.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { createAdminAreaService } from "./admin-area.service.ts";
 import { clientAddress, createGuards, htmlResponse, redirect, wrap } from "./http.ts";
-import { deadLinkPage, invitePage, loginPage } from "./pages/auth.ts";
+import { deadLinkPage, invitePage, loginPage, notFoundPage } from "./pages/auth.ts";
 import { cookieSettings, createSessions } from "./session.ts";
 import type { AdminAreaRouter } from "./context.ts";
 import { workspaceRoutes } from "./workspace.routes.ts";
@@ -70,6 +70,12 @@ export function adminArea(options: AdminAreaOptions) {
 
   router.get("/admin/assets/admin.css", asset("admin.css", "text/css; charset=utf-8"));
   router.get("/admin/assets/admin.js", asset("admin.js", "text/javascript; charset=utf-8"));
+  const favicon = asset("favicon.svg", "image/svg+xml");
+  router.get("/admin/assets/favicon.svg", favicon);
+  router.get("/favicon.ico", favicon);
+  // A browser at the bare address is a person: the admin area (sign-in, or the overview).
+  router.get("/", () => redirect("/admin"));
+  router.get("/admin/*", wrap(logger, () => htmlResponse(notFoundPage(), 404)));
   router.get("/admin", wrap(logger, async (ctx) => redirect((await guards.signedIn(ctx)) ? LANDING : "/admin/login")));
 
   router.get(

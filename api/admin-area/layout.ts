@@ -59,6 +59,7 @@ function document(title: string, body: SafeHtml): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Customer Onboarding admin</title>
+<link rel="icon" href="/admin/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/admin/assets/admin.css">
 <script src="/admin/assets/admin.js" defer></script>
 </head>

@@ -145,6 +145,26 @@ describe("security of the forms", () => {
     }
     expect((await anonymous.post("/admin/api-keys", { name: "x", mode: "live" })).location).toBe("/admin/login");
   });
+
+  test("browsers get pages: / leads to the admin area, an unknown /admin address is an HTML 404, there is a favicon", async () => {
+    const anonymous = adminClient(t.app);
+    expect((await anonymous.get("/")).location).toBe("/admin");
+    for (const client of [anonymous, ada]) {
+      const missing = await client.get("/admin/no-such-page");
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get("content-type")).toStartWith("text/html");
+      expect(missing.headers.get("content-security-policy")).toContain("default-src 'none'");
+      expect(missing.text).toContain("<h1>Page not found</h1>");
+    }
+    for (const path of ["/favicon.ico", "/admin/assets/favicon.svg"]) {
+      const icon = await anonymous.get(path);
+      expect(icon.status).toBe(200);
+      expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+    }
+    expect((await ada.get("/admin/overview")).text).toContain('<link rel="icon" href="/admin/assets/favicon.svg"');
+    // The API's own unknown paths still answer JSON.
+    expect((await anonymous.get("/api/v1/nope")).headers.get("content-type")).toStartWith("application/json");
+  });
 });
 
 describe("workspaces are apart", () => {

@@ -268,6 +268,19 @@ describe("onboardings in the admin area", () => {
     STEP,
   );
 
+  test(
+    "an unknown address is a page with a way back, and the tab has an icon",
+    async () => {
+      const response = await page.goto(`${base}/admin/no-such-page`);
+      expect(response!.status()).toBe(404);
+      await expect(page.getByRole("heading", { name: "Page not found" }).isVisible()).resolves.toBe(true);
+      await checkPage("not-found");
+      const icon = await page.request.get(`${base}/favicon.ico`);
+      expect(icon.headers()["content-type"]).toBe("image/svg+xml");
+    },
+    STEP,
+  );
+
   test("no console errors, no failed asset", () => {
     expect(consoleErrors).toEqual([]);
   });

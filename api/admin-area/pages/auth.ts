@@ -47,5 +47,10 @@ export function deadLinkPage() {
 }
 
 export function refusedPage(message: string) {
-  return publicPage("Request refused", html`<p>${message}</p><p><a href="/admin/api-keys">Back to the admin area</a></p>`);
+  return publicPage("Request refused", html`<p>${message}</p><p><a href="/admin">Back to the admin area</a></p>`);
+}
+
+/** Any other address a browser asks for under /admin: a page, not the API's JSON 404. */
+export function notFoundPage() {
+  return publicPage("Page not found", html`<p>There is no page at this address.</p><p><a href="/admin">The admin area</a> · <a href="/api/v1/docs">The API reference</a></p>`);
 }
