@@ -35,6 +35,18 @@ export function activeSeconds(enteredAt: number, exitedAt: number, suspendedSeco
   return Math.max(0, (exitedAt - enteredAt) / 1_000_000 - suspendedSeconds);
 }
 
+/**
+ * An onboarding's current visit counted up to `nowMicros`: its active and suspended seconds,
+ * and whether the clock is suspended now (the suspension so far in this phase, plus the one
+ * running, if any).
+ */
+export function currentVisit(row: { phaseEnteredAt: number; slaSuspendedMicros: number; slaSuspendedSince: number | null }, nowMicros: number) {
+  const now = Math.max(nowMicros, row.phaseEnteredAt);
+  const suspendedNow = row.slaSuspendedSince !== null;
+  const suspended = (row.slaSuspendedMicros + (suspendedNow ? Math.max(0, now - row.slaSuspendedSince!) : 0)) / 1_000_000;
+  return { active: activeSeconds(row.phaseEnteredAt, now, suspended), suspended, suspendedNow };
+}
+
 /** Seconds a first launch came after its target (0 when on time or early); null without a target. */
 export function launchDelaySeconds(launchedAt: number, targetMicros: number | null): number | null {
   return targetMicros === null ? null : Math.max(0, (launchedAt - targetMicros) / 1_000_000);

@@ -3,7 +3,7 @@ import type { Flow } from "../../shared/db/flow.ts";
 import type { PhaseDurationStore, VisitRow } from "../../shared/db/phase-durations.store.ts";
 import { PHASES, type Phase } from "../../shared/domain.ts";
 import { DomainError } from "../../shared/errors.ts";
-import { activeSeconds, durationBucket, monthOf, monthStart, nextMonthStart, summarize, type DurationGroup } from "../../shared/phase-durations.ts";
+import { currentVisit, durationBucket, monthOf, monthStart, nextMonthStart, summarize, type DurationGroup } from "../../shared/phase-durations.ts";
 import type { Actor } from "../auth/actor.ts";
 import { findCustomer } from "../customers/customers.service.ts";
 import type { CustomerStore } from "../customers/customers.store.ts";
@@ -48,10 +48,8 @@ export function* phaseDurations(deps: Pick<PhaseDurationDeps, "clock" | "onboard
   };
   for (const v of visits) add(v.fromPhase, v.phaseEnteredAt, v.at, v.activeSeconds, v.slaSuspendedSeconds);
 
-  const suspendedNow = onboarding.slaSuspendedSince !== null;
-  const currentSuspended = (onboarding.slaSuspendedMicros + (suspendedNow ? now - onboarding.slaSuspendedSince! : 0)) / 1_000_000;
-  const currentActive = activeSeconds(onboarding.phaseEnteredAt, now, currentSuspended);
-  add(onboarding.phase, onboarding.phaseEnteredAt, null, currentActive, currentSuspended);
+  const current = currentVisit(onboarding, now);
+  add(onboarding.phase, onboarding.phaseEnteredAt, null, current.active, current.suspended);
 
   const phases = PHASES.filter((p) => tallies.has(p)).map((phase) => {
     const t = tallies.get(phase)!;
@@ -69,7 +67,7 @@ export function* phaseDurations(deps: Pick<PhaseDurationDeps, "clock" | "onboard
     object: "phase_durations",
     onboarding_id: onboarding.id,
     phases,
-    current: { phase: onboarding.phase, entered_at: formatMicros(onboarding.phaseEnteredAt), active_seconds: currentActive, suspended: suspendedNow },
+    current: { phase: onboarding.phase, entered_at: formatMicros(onboarding.phaseEnteredAt), active_seconds: current.active, suspended: current.suspendedNow },
     total_active_seconds: phases.reduce((n, p) => n + p.active_seconds, 0),
     total_suspended_seconds: phases.reduce((n, p) => n + p.suspended_seconds, 0),
     launched_at: launch ? formatMicros(launch.at) : null,

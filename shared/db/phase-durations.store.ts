@@ -19,22 +19,12 @@ export interface PhaseChange {
   targetMicros: number | null;
 }
 
-/** One visit of a phase, as the phase change that ended it records it. */
-interface TransitionRecord {
-  source: string;
-  orgId: string;
-  customerId: string;
-  onboardingId: string;
-  from: string;
-  to: string;
-  at: number;
-  actor: string;
-  phaseEnteredAt: number;
-  slaSuspendedSeconds: number;
+/** One visit of a phase, as the phase change that ended it records it: the change and what is derived from it. */
+type TransitionRecord = Omit<PhaseChange, "targetMicros"> & {
   activeSeconds: number;
   firstLaunch: boolean;
   launchDelaySeconds: number | null;
-}
+};
 
 /** A recorded visit as the reports read it. */
 export interface VisitRow {

@@ -1,5 +1,5 @@
 import { PHASES, STATES, type OnboardingState, type Phase } from "../../../shared/domain.ts";
-import { activeSeconds } from "../../../shared/phase-durations.ts";
+import { currentVisit } from "../../../shared/phase-durations.ts";
 import type { OnboardingRow } from "../../../shared/db/schema.ts";
 import type { PhaseDurationsResource } from "../../phase-durations/phase-durations.schema.ts";
 import type { SessionView } from "../admin-area.store.ts";
@@ -11,15 +11,10 @@ import { onboardingLink, person, PHASE_LABELS, phaseLabel, STATE_LABELS, stateBa
 
 const LIST_PATH = "/admin/onboardings";
 
-/** Time in the current phase as the SLA counts it: wall time less the suspended time, up to now. */
-export function timeInPhase(row: OnboardingRow, now: number): { active: number; suspended: boolean } {
-  const suspendedMicros = row.slaSuspendedMicros + (row.slaSuspendedSince === null ? 0 : Math.max(0, now - row.slaSuspendedSince));
-  return { active: activeSeconds(row.phaseEnteredAt, Math.max(now, row.phaseEnteredAt), suspendedMicros / 1_000_000), suspended: row.slaSuspendedSince !== null };
-}
-
+/** Time in the current phase as the SLA counts it, up to now. */
 function phaseTime(row: OnboardingRow, now: number): SafeHtml {
-  const t = timeInPhase(row, now);
-  return html`${formatDuration(t.active)}${t.suspended ? html` <span class="muted">(clock suspended)</span>` : ""}`;
+  const t = currentVisit(row, now);
+  return html`${formatDuration(t.active)}${t.suspendedNow ? html` <span class="muted">(clock suspended)</span>` : ""}`;
 }
 
 // --- Overview ------------------------------------------------------------------------------
