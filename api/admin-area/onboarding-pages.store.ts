@@ -96,12 +96,6 @@ export function createOnboardingPagesStore(sql: Sql) {
      WHERE t.org_id = $orgId AND t.first_launch AND t.at >= $from AND t.at < $to ORDER BY t.at DESC, t.id DESC LIMIT $limit`,
     { decode: decoder({ at: "number", launchDelaySeconds: "number", displayId: "number", deleted: "boolean" }) },
   );
-  const launchCount = sql.statement<{ n: number; onTime: number; late: number }>(
-    `SELECT COUNT(*) AS n, COUNT(CASE WHEN launch_delay_seconds = 0 THEN 1 END) AS "onTime", COUNT(CASE WHEN launch_delay_seconds > 0 THEN 1 END) AS late
-     FROM phase_transitions t WHERE t.org_id = $orgId AND t.first_launch AND t.at >= $from AND t.at < $to`,
-    { decode: decoder({ n: "number", onTime: "number", late: "number" }) },
-  );
-
   // The list: one statement per combination of filters, built when first asked for; each is
   // served by the index of its most selective filter (customer, CSM, phase and state); "an id
   // that is no user" walks the workspace's list, checking each CSM against the users' key.
@@ -151,7 +145,6 @@ export function createOnboardingPagesStore(sql: Sql) {
     waitingCount: (orgId: string) => waitingCount.get({ orgId }),
     /** First launches in [from, to), newest first. */
     launches: (orgId: string, from: number, to: number, limit: number) => launches.all({ orgId, from, to, limit }),
-    launchCount: (orgId: string, from: number, to: number) => launchCount.get({ orgId, from, to }),
     /** A page of the list, newest first, created before `before`. */
     list(orgId: string, filter: ListFilter, before: number, limit: number) {
       const params: Record<string, string | number> = { orgId, before, limit };
@@ -161,8 +154,8 @@ export function createOnboardingPagesStore(sql: Sql) {
       if (filter.customerId !== null) params.customerId = filter.customerId;
       return listStatement(filter).all(params);
     },
-    /** An onboarding by its id or its number (`display_id`), as the API's paths take it. */
-    one: (orgId: string, ref: string) => (/^[1-9]\d{0,15}$/.test(ref) ? oneByNumber.get({ orgId, displayId: Number(ref) }) : one.get({ orgId, id: ref })),
+    one: (orgId: string, id: string) => one.get({ orgId, id }),
+    oneByNumber: (orgId: string, displayId: number) => oneByNumber.get({ orgId, displayId }),
     phaseChanges: (orgId: string, id: string) => phaseChanges.all({ orgId, id }),
     /** The onboarding's most recent events of creation and change, newest first. */
     events: (orgId: string, id: string) => events.all({ orgId, id, limit: TIMELINE_EVENTS_MAX }),

@@ -1,9 +1,10 @@
 import { formatMicros } from "../../shared/clock.ts";
-import { run } from "../../shared/db/flow.ts";
+import { run, step } from "../../shared/db/flow.ts";
 import { PHASES, STATES, type OnboardingState, type Phase } from "../../shared/domain.ts";
-import { monthStart, nextMonthStart } from "../../shared/phase-durations.ts";
+import { monthOf, monthStart, nextMonthStart } from "../../shared/phase-durations.ts";
 import { findCustomer } from "../customers/customers.service.ts";
 import { phaseDurationReport, phaseDurations } from "../phase-durations/phase-durations.service.ts";
+import { findByRef } from "../refs.ts";
 import { attempt } from "./admin-area.service.ts";
 import { formatDuration } from "./charts.ts";
 import type { AdminAreaContext, AdminAreaRouter } from "./context.ts";
@@ -72,6 +73,7 @@ export function onboardingRoutes(router: AdminAreaRouter, { store, onboardings, 
       const orgId = session.orgId;
       const now = clock.nowMicros();
       const [from, to] = [monthStart(now), nextMonthStart(now)];
+      // The month's launch counts are the SLA report's monthly aggregate, one row.
       const [pipeline, overdue, overdueCount, waiting, waitingCount, launches, launchCount, { people: names }] = await Promise.all([
         pages.pipeline(orgId),
         pages.overdue(orgId, now, OVERVIEW_ROWS),
@@ -79,7 +81,7 @@ export function onboardingRoutes(router: AdminAreaRouter, { store, onboardings, 
         pages.waiting(orgId, OVERVIEW_ROWS),
         pages.waitingCount(orgId),
         pages.launches(orgId, from, to, LAUNCHES_SHOWN),
-        pages.launchCount(orgId, from, to),
+        run(services.phaseDurations.monthlyLaunches(orgId, monthOf(from), monthOf(to))),
         people(orgId),
       ]);
       const overview = {
@@ -87,7 +89,7 @@ export function onboardingRoutes(router: AdminAreaRouter, { store, onboardings, 
         pipeline,
         overdue: { rows: overdue, count: overdueCount?.n ?? 0 },
         waiting: { rows: waiting, count: waitingCount?.n ?? 0 },
-        launches: { rows: launches, count: launchCount?.n ?? 0, onTime: launchCount?.onTime ?? 0, late: launchCount?.late ?? 0, month: monthName(now) },
+        launches: { rows: launches, count: launchCount?.launches ?? 0, onTime: launchCount?.onTime ?? 0, late: launchCount?.late ?? 0, month: monthName(now) },
       };
       return htmlResponse(overviewPage(session, overview, names));
     }),
@@ -119,7 +121,7 @@ export function onboardingRoutes(router: AdminAreaRouter, { store, onboardings, 
     "/admin/onboardings/:ref",
     guards.page(async (session, ctx) => {
       const orgId = session.orgId;
-      const row = await pages.one(orgId, ctx.params.ref ?? "");
+      const row = await run(findByRef(ctx.params.ref ?? "", (id) => step(() => pages.one(orgId, id)), (n) => step(() => pages.oneByNumber(orgId, n))));
       if (!row) return htmlResponse(refusedPage("No such onboarding in this workspace."), 404);
       const [durations, changes, events, { people: names }] = await Promise.all([
         run(phaseDurations(services, { orgId }, row.id)),
