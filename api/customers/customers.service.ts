@@ -11,7 +11,7 @@ import type { CustomerStore } from "./customers.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import { toContactResource } from "../contacts/contacts.resource.ts";
-import { appendEvents, deleted, updated, type ChangeOrigin } from "../events/events.service.ts";
+import { appendEvents, deleted, eventWriter, updated, type ChangeOrigin } from "../events/events.service.ts";
 import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
 import type { EventStore } from "../../shared/db/events.store.ts";
 import { toOnboardingResource } from "../onboardings/onboardings.resource.ts";
@@ -87,7 +87,8 @@ export function* createCustomer(deps: Deps, actor: Actor, input: CreateCustomerI
   const metadata = serialiseMetadata(input.metadata ?? {});
   return yield* deps.transaction(function* () {
     const { customers } = deps;
-    // The sequence row's lock first: creates of one workspace then choose their slugs one after
+    const writeEvents = yield* eventWriter(deps, actor.orgId, origin);
+    // The sequence row's lock next: creates of one workspace then choose their slugs one after
     // the other, so a generated slug never collides with a concurrent create's.
     const seq = yield* deps.nextSequence(actor.orgId, "customer", deps.clock.nowMicros());
     if (input.slug !== undefined && (yield* customers.slugInUse(actor.orgId, input.slug))) throw slugTaken(input.slug);
@@ -106,7 +107,7 @@ export function* createCustomer(deps: Deps, actor: Actor, input: CreateCustomerI
     };
     yield* customers.insert(row);
     const resource = toCustomerResource({ ...row, deletedAt: null });
-    yield* appendEvents(deps, actor.orgId, origin, [{ type: "customer.created", object: resource }]);
+    yield* writeEvents([{ type: "customer.created", object: resource }]);
     return resource;
   });
 }

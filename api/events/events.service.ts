@@ -7,7 +7,7 @@ import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { pageOf } from "../http/pagination.ts";
 import type { CoreDeps } from "../deps.ts";
-import { queueDeliveries } from "../webhooks/webhooks.fanout.ts";
+import { queueDeliveries, webhookTargets, type WebhookTargets } from "../webhooks/webhooks.fanout.ts";
 import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
 import type { EventStore } from "../../shared/db/events.store.ts";
 import { EVENT_TYPES, type EventResource, type EventType, type ListEventsFilter } from "./events.schema.ts";
@@ -60,28 +60,42 @@ export const deleted = (kind: "customer" | "contact" | "onboarding", last: Pendi
   object: { ...last, deleted: true },
 });
 
+type EventDeps = { events: EventStore; clock: Clock; webhookEndpoints: WebhookEndpointStore; outbox: CoreDeps["outbox"] };
+
+/** Writes a change's events: made by `eventWriter`. */
+export type EventWriter = (pending: readonly PendingEvent[]) => Flow<void>;
+
+/**
+ * Reads what a change's events need (the workspace's webhook endpoints) and answers the
+ * function that writes them. A change that takes a lock of its workspace (a display id's
+ * sequence row) makes its writer first, so nothing it holds that lock for waits on a read.
+ */
+export function* eventWriter(deps: EventDeps, orgId: string, origin: ChangeOrigin): Flow<EventWriter> {
+  const targets = yield* webhookTargets(deps, orgId, origin.livemode);
+  return (pending) => writeEvents(deps, orgId, origin, targets, pending);
+}
+
 /**
  * Writes a change's events, in order, and queues their webhook deliveries. Call it as the
  * change's last write: it takes the workspace's feed positions, whose lock the transaction then
  * holds until it commits (see shared/db/events.store.ts). A change that wrote nothing calls it with no
  * events and writes nothing.
  */
-export function* appendEvents(
-  deps: { events: EventStore; clock: Clock; webhookEndpoints: WebhookEndpointStore; outbox: CoreDeps["outbox"] },
-  orgId: string,
-  origin: ChangeOrigin,
-  pending: readonly PendingEvent[],
-): Flow<void> {
+export function* appendEvents(deps: EventDeps, orgId: string, origin: ChangeOrigin, pending: readonly PendingEvent[]): Flow<void> {
+  if (pending.length === 0) return;
+  yield* (yield* eventWriter(deps, orgId, origin))(pending);
+}
+
+/** The events and their deliveries, sent without waiting (`Statement.send`): the change's last writes. */
+function* writeEvents(deps: EventDeps, orgId: string, origin: ChangeOrigin, targets: WebhookTargets, pending: readonly PendingEvent[]): Flow<void> {
   if (pending.length === 0) return;
   const now = deps.clock.nowMicros();
   const ids = pending.map(() => newId("evt"));
   // Before the positions: their lock is then held for the events' INSERT alone.
-  yield* queueDeliveries(deps, orgId, origin.livemode, pending.map((event, i) => ({ id: ids[i]!, type: event.type })), now);
-  const first = yield* deps.events.allocate(orgId, pending.length);
-  yield* deps.events.insertMany(
+  yield* queueDeliveries(deps, orgId, targets, pending.map((event, i) => ({ id: ids[i]!, type: event.type })), now);
+  yield* deps.events.append(
+    orgId,
     pending.map((event, i) => ({
-      orgId,
-      position: first + i,
       id: ids[i]!,
       type: event.type,
       objectId: event.object.id,

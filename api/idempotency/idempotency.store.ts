@@ -46,7 +46,8 @@ export function createIdempotencyStore(sql: Sql) {
     },
     remove: (ids: Ids) => remove.run(ids),
     release: (ids: Ids) => release.run(ids),
-    complete: (ids: Ids, status: number, body: string, now: number) => complete.run({ ...ids, status, body, now }),
+    /** Stores the response: sent without waiting (`Statement.send`), it travels with the change's last writes. */
+    complete: (ids: Ids, status: number, body: string, now: number) => complete.send({ ...ids, status, body, now }),
     /** Deletes stored responses created before `cutoff`; answers how many. */
     purgeBefore: (cutoff: number) => purge.run({ cutoff }),
   };

@@ -19,7 +19,7 @@ import type {
   OnboardingResource,
   UpdateOnboardingInput,
 } from "./onboardings.schema.ts";
-import { appendEvents, deleted, updated, type ChangeOrigin, type PendingEvent } from "../events/events.service.ts";
+import { appendEvents, deleted, eventWriter, updated, type ChangeOrigin, type PendingEvent } from "../events/events.service.ts";
 import type { WebhookEndpointStore } from "../../shared/db/webhook-endpoints.store.ts";
 import type { EventStore } from "../../shared/db/events.store.ts";
 import { queuePhaseChangeEffects } from "./phase-change-effects.ts";
@@ -67,6 +67,8 @@ const isSuspended = (row: Pick<OnboardingRow, "state" | "waitingOnCustomer">) =>
 export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardingInput, origin: ChangeOrigin): Flow<OnboardingResource> {
   return yield* deps.transaction(function* () {
     const customer = yield* findCustomer(deps.customers, actor.orgId, input.customer_id, "customer_id");
+    // What the events need is read before the sequence row's lock, which is then held for the writes alone.
+    const writeEvents = yield* eventWriter(deps, actor.orgId, origin);
     const { displayId, createdAt: now } = yield* deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros());
     const defaults: OnboardingRow = {
       id: newId("onb"),
@@ -105,7 +107,7 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
     if (row.phase === "completed") row.completedAt = now;
     yield* deps.onboardings.insert(row);
     const resource = toOnboardingResource(row);
-    yield* appendEvents(deps, actor.orgId, origin, [{ type: "onboarding.created", object: resource }]);
+    yield* writeEvents([{ type: "onboarding.created", object: resource }]);
     return resource;
   });
 }

@@ -54,8 +54,9 @@ export function createOnboardingStore(sql: Sql) {
       if (filter.state !== undefined) params.state = filter.state;
       return pages.get(`${customerId === null ? "workspace" : "customer"}:${filter.phase !== undefined}:${filter.state !== undefined}`)!.all(params);
     },
-    insert: (row: Omit<OnboardingRow, "deletedAt">) => insert.run(row),
-    update: (row: OnboardingRow) => update.run(row),
+    // Sent without waiting (`send`): nothing reads their answer, and a change's writes travel together.
+    insert: (row: Omit<OnboardingRow, "deletedAt">) => insert.send(row),
+    update: (row: OnboardingRow) => update.send(row),
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),
   };
 }

@@ -15,9 +15,8 @@ export function createActivityStore(sql: Sql) {
   const read = (entry: ActivityEntry, field: string) => (field === "repeat_count" ? (entry.repeat_count ?? 1) : entry[field as keyof ActivityEntry]);
   const insertMany = insertRows(sql, "activity_entries", FIELDS, read, "ON CONFLICT (request_id) DO NOTHING");
   return {
-    insert: (entry: ActivityEntry) => insertMany([entry]),
-    *insertMany(entries: readonly ActivityEntry[]): Flow<void> {
-      yield* insertMany(entries);
-    },
+    /** A change's entry, in its transaction: sent without waiting (`Statement.send`). */
+    insert: (entry: ActivityEntry) => insertMany.send([entry]),
+    insertMany: (entries: readonly ActivityEntry[]): Flow<void> => insertMany.send(entries),
   };
 }

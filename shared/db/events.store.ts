@@ -32,14 +32,23 @@ const COLUMNS = {
  */
 export function createEventStore(sql: Sql) {
   const { columns, decode } = rowOf(events);
-  const allocate = sql.statement<{ last: number }>(
+  const allocate = sql.statement(
     `INSERT INTO event_positions (org_id, last_position) VALUES ($orgId, $count)
-     ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + excluded.last_position
-     RETURNING last_position AS "last"`,
-    { decode: decoder({ last: "number" }) },
+     ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + excluded.last_position`,
   );
-  // One multi-row INSERT per 64 events: a cascade's events go in while the position lock is held.
-  const insertMany = insertRows(sql, "events", Object.keys(COLUMNS), (row: EventRow, column) => row[COLUMNS[column as keyof typeof COLUMNS]]);
+  // One multi-row INSERT per 64 events: a cascade's events go in while the position lock is
+  // held. Each event's position is read from the row the upsert above just moved (its
+  // `position` parameter is its offset from the last position taken), so the change never
+  // waits for the upsert's answer: both are sent without waiting, with the change's other writes.
+  const insertMany = insertRows(
+    sql,
+    "events",
+    Object.keys(COLUMNS),
+    // `position` holds the row's offset from the workspace's last position (0 for a change's last event).
+    (row: EventRow, column) => row[COLUMNS[column as keyof typeof COLUMNS]],
+    "",
+    (column, param, i) => (column === "position" ? `(SELECT last_position FROM event_positions WHERE org_id = $org_id_${i}) + ${param}` : param),
+  );
   const head = sql.statement<{ last: number }>(`SELECT last_position AS "last" FROM event_positions WHERE org_id = $orgId`, { decode: decoder({ last: "number" }) });
   const oldest = sql.statement<{ position: number | null }>(`SELECT min(position) AS "position" FROM events WHERE org_id = $orgId`, {
     decode: decoder({ position: "number" }),
@@ -72,12 +81,16 @@ export function createEventStore(sql: Sql) {
   }
 
   return {
-    /** Takes `count` positions for the workspace; answers the first. Must be the change's last statement (see above). */
-    *allocate(orgId: string, count: number): Flow<number> {
-      const { last } = (yield* allocate.get({ orgId, count }))!;
-      return last - count + 1;
+    /**
+     * Writes a change's events, in order, at the workspace's next positions. Must be the
+     * change's last statements (see above). Sent without waiting (`Statement.send`): their
+     * positions are taken by the server, in the order the statements reach it.
+     */
+    *append(orgId: string, rows: readonly Omit<EventRow, "orgId" | "position">[]): Flow<void> {
+      if (rows.length === 0) return;
+      yield* allocate.send({ orgId, count: rows.length });
+      yield* insertMany.send(rows.map((row, i) => ({ ...row, orgId, position: i + 1 - rows.length })));
     },
-    insertMany: (rows: readonly EventRow[]) => insertMany(rows),
     /** The last position handed out (0 before the first event). */
     *head(orgId: string): Flow<number> {
       return (yield* head.get({ orgId }))?.last ?? 0;

@@ -13,7 +13,8 @@ const COLUMNS = { org_id: "orgId", queue: "queue", name: "name", payload: "paylo
 
 /**
  * Writes a side effect as an outbox row. Call it inside the transaction that makes the
- * change, so the change and its effects commit (or roll back) together; the relay is kicked
+ * change, so the change and its effects commit (or roll back) together (sent without waiting:
+ * `Statement.send`); the relay is kicked
  * (`onWrite`) once the transaction has committed, when the row is visible to it.
  */
 export function createOutboxWriter(sql: Sql, onWrite: () => void = () => {}) {
@@ -21,13 +22,13 @@ export function createOutboxWriter(sql: Sql, onWrite: () => void = () => {}) {
   const insertMany = insertRows(sql, "outbox", Object.keys(COLUMNS), (row: OutboxInsert, column) => row[COLUMNS[column as keyof typeof COLUMNS]]);
   return {
     *add<Q extends QueueName, N extends JobName<Q>>(orgId: string | null, queue: Q, name: N, payload: JobPayload<Q, N>, now: number): Flow<void> {
-      yield* insert.run({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now });
+      yield* insert.send({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now });
       sql.afterCommit(onWrite);
     },
     /** Many jobs of one name in multi-row INSERTs (a change's webhook deliveries, a recovery). */
     *addMany<Q extends QueueName, N extends JobName<Q>>(orgId: string | null, queue: Q, name: N, payloads: readonly JobPayload<Q, N>[], now: number): Flow<void> {
       if (payloads.length === 0) return;
-      yield* insertMany(payloads.map((payload) => ({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now })));
+      yield* insertMany.send(payloads.map((payload) => ({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now })));
       sql.afterCommit(onWrite);
     },
   };

@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { migrate } from "drizzle-orm/bun-sql/migrator";
 import { DomainError } from "../errors.ts";
-import type { PgContext, PgExecutor } from "./sql.ts";
+import { dispatch, freshTransactionState, settlePending, type PgContext, type PgExecutor } from "./sql.ts";
 import * as schema from "./schema.pg.ts";
 
 /**
@@ -164,24 +164,22 @@ export function databaseUnavailable(cause?: unknown): DomainError {
  */
 export async function pgTransaction<T>(client: SQL, fn: () => Promise<T>, options: PgTransactionOptions = {}): Promise<T> {
   const open = openTransaction.getStore();
-  if (open && open.client === client) {
-    // Inside a transaction of this database: a savepoint of it, under the outer one's retries and deadline.
-    const executor = open.executor as unknown as { savepoint<R>(body: (sp: PgExecutor) => Promise<R>): Promise<R> };
-    return executor.savepoint((sp) => openTransaction.run({ ...open, executor: sp }, fn));
-  }
+  if (open && open.client === client) return savepoint(open, fn);
   const attempts = options.attempts ?? 5;
   const deadline = performance.now() + (options.deadlineMs ?? 4500);
   for (let attempt = 1; ; attempt++) {
     const transaction: OpenTransaction = {
       client,
       executor: undefined as unknown as PgExecutor,
-      state: { writes: { count: 0 }, abandoned: null, running: null },
+      state: freshTransactionState(),
       afterCommit: [],
     };
     const work = client.begin((tx) => {
       transaction.executor = tx as unknown as PgExecutor;
       return openTransaction.run(transaction, async () => {
         const result = await fn();
+        // The writes sent without waiting have all succeeded before the COMMIT is sent.
+        await settlePending(transaction.state);
         // Abandoned while its last statement ran: no COMMIT.
         if (transaction.state.abandoned) throw transaction.state.abandoned;
         return result;
@@ -199,6 +197,29 @@ export async function pgTransaction<T>(client: SQL, fn: () => Promise<T>, option
       if (isConnectionFailure(error)) throw databaseUnavailable(error);
       throw error;
     }
+  }
+}
+
+/**
+ * A transaction inside another of the same database: a savepoint of it, under the outer one's
+ * retries and deadline. SAVEPOINT and RELEASE are sent without waiting (they travel with the
+ * body's statements); only a failure waits, for the ROLLBACK TO that undoes the body's writes.
+ * A write sent without waiting that fails has aborted the whole transaction: it is not rolled
+ * back to the savepoint, and the outer transaction fails with it.
+ */
+async function savepoint<T>(open: OpenTransaction, fn: () => Promise<T>): Promise<T> {
+  const name = `sp_${++open.state.savepoints}`;
+  dispatch(open, `SAVEPOINT ${name}`, []);
+  try {
+    const result = await fn();
+    dispatch(open, `RELEASE SAVEPOINT ${name}`, []);
+    return result;
+  } catch (error) {
+    if (open.state.failed === undefined && open.state.abandoned === null) {
+      await open.executor.unsafe(`ROLLBACK TO SAVEPOINT ${name}`, []);
+      dispatch(open, `RELEASE SAVEPOINT ${name}`, []);
+    }
+    throw error;
   }
 }
 

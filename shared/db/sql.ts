@@ -32,6 +32,15 @@ export interface Statement<R> {
   get(params?: Params): Flow<R | undefined>;
   /** How many rows it wrote (inserted, updated or deleted). */
   run(params?: Params): Flow<number>;
+  /**
+   * A write whose answer nobody reads (a new row, a stored response): inside a PostgreSQL
+   * transaction it is sent without waiting for the server, so a change's writes travel
+   * together (pipelined) and the transaction waits once, before its COMMIT, instead of once
+   * per statement. Its failure fails the whole transaction (savepoints included): the next
+   * statement that waits throws it, or the commit does. Counted as one row written. Outside a
+   * transaction, and on SQLite, it is `run`.
+   */
+  send(params?: Params): Flow<void>;
 }
 
 /**
@@ -122,6 +131,13 @@ export function forIds(sql: Sql, text: string): (ids: readonly (string | number)
   };
 }
 
+export interface InsertRows<R> {
+  /** Writes the rows; answers how many it wrote. */
+  (rows: readonly R[]): Flow<number>;
+  /** Writes the rows without waiting for the answer (see `Statement.send`). */
+  send(rows: readonly R[]): Flow<void>;
+}
+
 /**
  * A multi-row INSERT written once: one row per item, its `columns` read by `read`, run in
  * chunks of the fixed sizes above (one statement, and on PostgreSQL one round trip, per 64
@@ -134,26 +150,40 @@ export function insertRows<R>(
   columns: readonly string[],
   read: (row: R, column: string) => unknown,
   suffix = "",
-): (rows: readonly R[]) => Flow<number> {
+  /** SQL for a column's value in place of its parameter, given the parameter and the row's index in the statement (the events' positions). */
+  valueOf: (column: string, param: string, i: number) => string = (_, param) => param,
+): InsertRows<R> {
   const bySize = new Map(
     ID_CHUNKS.map((size) => {
-      const values = Array.from({ length: size }, (_, i) => `(${columns.map((c) => `$${c}_${i}`).join(", ")})`);
+      const values = Array.from({ length: size }, (_, i) => `(${columns.map((c) => valueOf(c, `$${c}_${i}`, i)).join(", ")})`);
       return [size, sql.statement(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${values.join(", ")}${suffix ? ` ${suffix}` : ""}`)];
     }),
   );
-  return function* (rows) {
+  /** Names of each chunk size's parameters, in the order the statement binds them: built once, not per row. */
+  const names = new Map(ID_CHUNKS.map((size) => [size, Array.from({ length: size }, (_, i) => columns.map((c) => `${c}_${i}`))]));
+  function* chunks(rows: readonly R[], write: (statement: Statement<unknown>, params: Params) => Flow<number | void>): Flow<number> {
     let from = 0;
     let written = 0;
     for (const size of ID_CHUNKS) {
       while (rows.length - from >= size) {
         const params: Params = {};
-        for (let i = 0; i < size; i++) for (const column of columns) params[`${column}_${i}`] = read(rows[from + i]!, column);
-        written += yield* bySize.get(size)!.run(params);
+        const sized = names.get(size)!;
+        for (let i = 0; i < size; i++) {
+          const row = rows[from + i]!;
+          const rowNames = sized[i]!;
+          for (let c = 0; c < columns.length; c++) params[rowNames[c]!] = read(row, columns[c]!);
+        }
+        written += (yield* write(bySize.get(size)!, params)) ?? size;
         from += size;
       }
     }
     return written;
+  }
+  const insert = ((rows: readonly R[]) => chunks(rows, (statement, params) => statement.run(params))) as InsertRows<R>;
+  insert.send = function* (rows) {
+    yield* chunks(rows, (statement, params) => statement.send(params));
   };
+  return insert;
 }
 
 /** A statement that writes: its rows returned (RETURNING) or changed count as the transaction's writes. */
@@ -280,20 +310,21 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
         const row = statement().get(params as never) as Record<string, unknown> | null;
         return row === null ? undefined : decode ? decode(row) : (row as R);
       };
+      const run = (params: Params = {}): number => {
+        let changes: number;
+        try {
+          changes = statement().run(params as never).changes;
+        } catch (error) {
+          throw refusedBy(options.unique, error, params);
+        }
+        if (writing) writes.count += changes;
+        return changes;
+      };
       return {
         all: (params) => step(() => all(params)),
         get: (params) => step(() => get(params)),
-        run: (params = {}) =>
-          step(() => {
-            let changes: number;
-            try {
-              changes = statement().run(params as never).changes;
-            } catch (error) {
-              throw refusedBy(options.unique, error, params);
-            }
-            if (writing) writes.count += changes;
-            return changes;
-          }),
+        run: (params) => step(() => run(params)),
+        send: (params) => step(() => void run(params)),
       };
     },
   };
@@ -318,6 +349,45 @@ export interface PgTransactionState {
   abandoned: Error | null;
   /** The statement now running, so an abandoned transaction can cancel it. */
   running: PgQuery | null;
+  /** Writes sent without waiting (`send`), settled before the transaction commits. */
+  pending: Promise<void>[];
+  /** The first failure of a write sent without waiting: the transaction's cause of failure from then on. */
+  failed: unknown;
+  /** Savepoints taken so far, for their names. */
+  savepoints: number;
+}
+
+/** A transaction's state before its first statement. */
+export const freshTransactionState = (): PgTransactionState => ({ writes: { count: 0 }, abandoned: null, running: null, pending: [], failed: undefined, savepoints: 0 });
+
+/** Why the transaction cannot go on, if it cannot: its caller gave up, or a write sent without waiting failed. */
+function stopped(state: PgTransactionState): unknown {
+  return state.abandoned ?? state.failed;
+}
+
+/**
+ * Sends a statement on the transaction's connection without waiting for its answer: Bun's
+ * client pipelines it behind the statements already sent, and the server runs them in order.
+ * Its failure is kept as the transaction's (the server has aborted the transaction by then).
+ */
+export function dispatch(open: PgContext, text: string, values: unknown[], onError: (error: unknown) => unknown = (error) => error): void {
+  const { state } = open;
+  const cause = stopped(state);
+  if (cause !== undefined) throw cause;
+  state.pending.push(
+    open.executor.unsafe(text, values).then(
+      () => {},
+      (error: unknown) => {
+        state.failed ??= onError(error);
+      },
+    ),
+  );
+}
+
+/** Waits for every write sent without waiting; throws the first one's failure. */
+export async function settlePending(state: PgTransactionState): Promise<void> {
+  while (state.pending.length > 0) await Promise.all(state.pending.splice(0));
+  if (state.failed !== undefined) throw state.failed;
 }
 
 /** The transaction a PostgreSQL statement joins, if any (shared/db/postgres.ts keeps it). */
@@ -358,7 +428,8 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
         const open = context();
         if (!open) return pool.unsafe(plain.text, values(params)).catch((error: unknown) => Promise.reject(refusedBy(options.unique, error, params)));
         const { state } = open;
-        if (state.abandoned) throw state.abandoned;
+        const cause = stopped(state);
+        if (cause !== undefined) throw cause;
         const query = open.executor.unsafe(locked, values(params));
         state.running = query;
         try {
@@ -366,7 +437,9 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
           if (writing) state.writes.count += result.count;
           return result;
         } catch (error) {
-          throw refusedBy(options.unique, error, params);
+          // A write sent earlier failed and aborted the transaction: that is the cause, not this statement.
+          await Promise.all(state.pending);
+          throw state.failed ?? refusedBy(options.unique, error, params);
         } finally {
           if (state.running === query) state.running = null;
         }
@@ -379,6 +452,13 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
         all: (params) => step(() => all(params)),
         get: (params) => step(async () => (await all(params))[0]),
         run: (params) => step(async () => (await execute(params)).count),
+        send: (params = {}) =>
+          step(() => {
+            const open = context();
+            if (!open) return execute(params).then(() => {});
+            dispatch(open, locked, values(params), (error) => refusedBy(options.unique, error, params));
+            if (writing) open.state.writes.count += 1;
+          }),
       };
     },
   };

@@ -102,6 +102,58 @@ describe("write transactions", () => {
     expect(await t.count("outbox")).toBe(before);
   });
 
+  test("a write sent without waiting that fails fails its whole transaction with its own error, and nothing commits", async () => {
+    const org = await orgId();
+    const outboxBefore = await t.count("outbox");
+    const duplicate = t.database.sql.statement("INSERT INTO sequences (org_id, kind, last_display_id, last_created_at) VALUES ($orgId, 'onboarding', 1, 1)");
+    const { outbox } = t.services;
+    let wentOn = false;
+    const failure = await Promise.resolve()
+      .then(() =>
+        run(
+          t.database.transaction(function* () {
+            yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 1);
+            // The second (if not the first) is refused by the primary key (org_id, kind).
+            yield* duplicate.send({ orgId: org });
+            yield* duplicate.send({ orgId: org });
+            wentOn = true; // on PostgreSQL the refusal is not known yet; on SQLite it throws here
+            yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 2);
+          }),
+        ),
+      )
+      .then(
+        () => null,
+        (error: unknown) => error as { code?: string; errno?: string; message: string },
+      );
+    expect(failure).not.toBeNull();
+    // The cause is the refused INSERT itself, not "current transaction is aborted" from a later statement.
+    expect(String(failure!.message)).toMatch(/UNIQUE|unique|duplicate/);
+    expect(wentOn).toBe(testEngine() === "postgres");
+    expect(await t.count("outbox")).toBe(outboxBefore);
+  });
+
+  test("a nested transaction that fails is rolled back to its savepoint; the outer one goes on and commits", async () => {
+    const org = await orgId();
+    const outboxBefore = await t.count("outbox");
+    const { outbox } = t.services;
+    const outcome = await run(
+      t.database.transaction(function* () {
+        yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 1);
+        try {
+          yield* t.database.transaction(function* () {
+            yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 2);
+            throw new Error("inner refused");
+          });
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return "no failure";
+      }),
+    );
+    expect(outcome).toBe("inner refused");
+    expect(await t.count("outbox")).toBe(outboxBefore + 1);
+  });
+
   test("a request refused half-way leaves nothing behind (taken slug on create)", async () => {
     await t.call("POST", "/api/v1/customers", { body: { name: "Taken", slug: "taken" } });
     const customersBefore = await t.count("customers");
