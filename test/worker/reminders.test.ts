@@ -65,16 +65,20 @@ describe("reminders", () => {
   });
 
   test("without SMTP_URL reminder e-mails are written as .eml files", async () => {
-    const { mkdtempSync, readdirSync, readFileSync } = await import("node:fs");
+    const { mkdtempSync, readdirSync, readFileSync, rmSync } = await import("node:fs");
     const { join } = await import("node:path");
     const { tmpdir } = await import("node:os");
     const { createMailer } = await import("../../worker/mailer.ts");
     const dir = mkdtempSync(join(tmpdir(), "eml-"));
-    const mailer = createMailer({ smtpUrl: null, dataDir: dir });
-    const detail = await mailer.send({ from: "a@x.example", to: "b@y.example", subject: "Hi", text: "Body", messageId: "<dlv_1@customer-onboarding>" });
-    const files = readdirSync(join(dir, "mail"));
-    expect(files).toEqual(["dlv_1@customer-onboarding.eml"]);
-    expect(detail).toContain(files[0]!);
-    expect(readFileSync(join(dir, "mail", files[0]!), "utf8")).toContain("Subject: Hi");
+    try {
+      const mailer = createMailer({ smtpUrl: null, dataDir: dir });
+      const detail = await mailer.send({ from: "a@x.example", to: "b@y.example", subject: "Hi", text: "Body", messageId: "<dlv_1@customer-onboarding>" });
+      const files = readdirSync(join(dir, "mail"));
+      expect(files).toEqual(["dlv_1@customer-onboarding.eml"]);
+      expect(detail).toContain(files[0]!);
+      expect(readFileSync(join(dir, "mail", files[0]!), "utf8")).toContain("Subject: Hi");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
