@@ -3,6 +3,7 @@ import { createPhaseDurationStore } from "../shared/db/phase-durations.store.ts"
 import { createWebhookEndpointStore } from "../shared/db/webhook-endpoints.store.ts";
 import { createCustomerStore } from "../api/customers/customers.store.ts";
 import { createReportsStore } from "./reports.store.ts";
+import { createAuditStore } from "../shared/audit.store.ts";
 
 const built = new WeakMap<Database, ReturnType<typeof build>>();
 const build = (database: Database) => ({
@@ -10,6 +11,7 @@ const build = (database: Database) => ({
   webhookEndpoints: createWebhookEndpointStore(database.sql),
   phaseDurations: createPhaseDurationStore(database.sql),
   customers: createCustomerStore(database.sql),
+  audit: createAuditStore(database.sql),
 });
 
 /** Every store the operator's command line uses (shared/workspaces.ts builds its own), once per open database. */

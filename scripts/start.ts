@@ -1,35 +1,52 @@
 /**
  * `npm start`: everything the service needs, in one command. Generates SECRET_KEY and
- * ADMIN_TOKEN on first run (kept under DATA_DIR), checks the configuration, makes sure a
- * Redis answers (starting a private redis-server under DATA_DIR/redis when nothing
- * answers at the default address), then runs the API and the worker side by side and stops
- * both when either stops or on SIGTERM/SIGINT.
+ * ADMIN_TOKEN on first run (kept under DATA_DIR), reads the settings it ran with last time
+ * (DATA_DIR/settings.json; the environment wins), checks the configuration, writes the settings
+ * back for the other terminals (the operator command line reads them), makes sure a Redis
+ * answers (starting a private redis-server under DATA_DIR/redis when nothing answers at the
+ * default address), then runs the API and the worker side by side and stops both when either
+ * stops or on SIGTERM/SIGINT.
  */
 import { spawn, type Subprocess } from "bun";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { loadConfigOrExit } from "../shared/config.ts";
+import { loadConfigOrExit, redactPassword } from "../shared/config.ts";
 import { run } from "../shared/db/flow.ts";
-import { openConfiguredDatabase } from "../shared/db/open.ts";
+import { describeDatabase, openConfiguredDatabase } from "../shared/db/open.ts";
+import { CARRIED_SETTINGS, dataDirOf, DEFAULT_DATA_DIR, withInstallationFiles, writeSettings } from "../shared/installation-files.ts";
 import { listWorkspaces } from "../shared/workspaces.ts";
 import { ensureSecrets } from "./ensure-secrets.ts";
 import { redisAnswers, startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
 
 const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
-const secrets = ensureSecrets(process.env.DATA_DIR || "./data");
-const config = loadConfigOrExit();
 const say = (message: string) => console.log(`[start] ${message}`);
+const secrets = ensureSecrets(dataDirOf(process.env));
+const config = loadConfigOrExit();
+// The settings as resolved (environment, then the file), without the secrets: what the file
+// keeps and what the two processes are given.
+const installationEnv = withInstallationFiles(process.env).env; // loadConfigOrExit read the same files without a fault
+const settings = Object.fromEntries(CARRIED_SETTINGS.filter((name) => installationEnv[name] !== undefined).map((name) => [name, installationEnv[name]!]));
+const written = writeSettings({ ...settings, DATA_DIR: process.env.DATA_DIR });
+/** The operator command line as another terminal must call it: DATA_DIR is the one setting not in the file. */
+const adminCommand = dataDirOf(process.env) === DEFAULT_DATA_DIR ? "npm run -s admin --" : `DATA_DIR=${process.env.DATA_DIR} npm run -s admin --`;
+say(
+  `port ${config.port}, public URL ${config.publicUrl}, database ${describeDatabase(config.database)}, data in ${resolve(config.dataDir)}; ` +
+    `these settings are kept in ${written.file} for \`${adminCommand} …\` in other terminals and for the next npm start`,
+);
 
 let privateRedis: PrivateRedis | undefined;
 let redisUrl = config.redisUrl;
+const redisGiven = settings.REDIS_URL !== undefined;
 if (await redisAnswers(redisUrl)) {
   say(
-    `using the Redis already running at ${redisUrl}, queue prefix '${config.queuePrefix}' ` +
-      "(set QUEUE_PREFIX to keep this installation apart from others sharing that Redis)",
+    `using the Redis already running at ${redactPassword(redisUrl)}, queue prefix '${config.queuePrefix}' ` +
+      `(the API and the worker refuse to start when '${config.queuePrefix}:installation' there names another installation; ` +
+      "set QUEUE_PREFIX to keep this installation apart from others sharing that Redis)",
   );
 } else {
-  if (redisUrl !== DEFAULT_REDIS_URL || process.env.REDIS_URL) {
-    console.error(`[start] Nothing answers at REDIS_URL=${redisUrl}. Start that Redis, or unset REDIS_URL to let npm start run a private one.`);
+  if (redisUrl !== DEFAULT_REDIS_URL || redisGiven) {
+    const where = process.env.REDIS_URL === undefined ? ` (read from ${written.file})` : "";
+    console.error(`[start] Nothing answers at REDIS_URL=${redactPassword(redisUrl)}${where}. Start that Redis, or unset REDIS_URL (and remove it from ${written.file}) to let npm start run a private one.`);
     process.exit(1);
   }
   if (!Bun.which("redis-server")) {
@@ -49,7 +66,8 @@ if (await redisAnswers(redisUrl)) {
   say(`no Redis at ${DEFAULT_REDIS_URL}: started a private redis-server at ${redisUrl} (data under ${dir}), queue prefix '${config.queuePrefix}'`);
 }
 
-const env = { ...process.env, REDIS_URL: redisUrl };
+// The processes get the resolved settings (they would read the same file) and the Redis found.
+const env = { ...process.env, ...settings, REDIS_URL: redisUrl };
 const children: Subprocess[] = [
   spawn([process.execPath, "api/main.ts"], { env, stdout: "inherit", stderr: "inherit" }),
   spawn([process.execPath, "worker/main.ts"], { env, stdout: "inherit", stderr: "inherit" }),
@@ -78,11 +96,11 @@ async function tellNextStep(): Promise<void> {
   say(
     [
       "no workspace yet. Next, in another terminal, create one and its first API key:",
-      '          npm run -s admin -- workspace create --slug acme --name "Acme Inc"',
-      "          npm run -s admin -- key create --workspace acme --name crm-sync",
+      `          ${adminCommand} workspace create --slug acme --name "Acme Inc"`,
+      `          ${adminCommand} key create --workspace acme --name crm-sync`,
       "        The key is shown once. The admin token for /metrics and /admin/queues is " + tokenAt + ".",
       "        To manage keys and users in the browser instead, make an administrator and open the link it prints:",
-      '          npm run -s admin -- user add --workspace acme --name "Ada" --email ada@acme.example --role admin',
+      `          ${adminCommand} user add --workspace acme --name "Ada" --email ada@acme.example --role admin`,
       `        The API guide is docs/api.md; the API reference is at ${config.publicUrl}/api/v1/docs.`,
     ].join("\n"),
   );

@@ -1,7 +1,6 @@
 import { rulesFrom, type OutboundRules } from "./webhooks/outbound-rules.ts";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { ConfigError } from "./errors.ts";
+import { withInstallationFiles } from "./installation-files.ts";
 import { lifetimesFrom, type Lifetimes } from "./retention.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -16,6 +15,11 @@ export interface Config {
   redisUrl: string;
   logLevel: LogLevel;
   queuePrefix: string;
+  /**
+   * QUEUE_PREFIX_TAKEOVER: start even though the queue prefix's marker in Redis names another
+   * installation, and mark the prefix as this one's (shared/jobs/queue-prefix-owner.ts).
+   */
+  queuePrefixTakeover: boolean;
   /** Where generated secrets, a private Redis's data and .eml files live. */
   dataDir: string;
   /** Encrypts workspace Slack tokens at rest; any string of at least 32 characters. */
@@ -179,6 +183,10 @@ export function loadConfig(env: Env = process.env): Config {
   const adminToken = env.ADMIN_TOKEN || null;
   if (adminToken !== null && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN must be at least 16 characters.");
   const host = env.HOST ?? "127.0.0.1";
+  const takeover = (env.QUEUE_PREFIX_TAKEOVER ?? "").toLowerCase();
+  if (!["", "0", "1", "false", "true"].includes(takeover)) {
+    throw new ConfigError(`QUEUE_PREFIX_TAKEOVER must be 1 or 0 (got '${env.QUEUE_PREFIX_TAKEOVER}').`);
+  }
   return {
     port: port(env),
     host,
@@ -187,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: redisUrl(env),
     logLevel,
     queuePrefix,
+    queuePrefixTakeover: takeover === "1" || takeover === "true",
     dataDir: env.DATA_DIR || "./data",
     secretKey,
     adminToken,
@@ -213,21 +222,25 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /**
- * SECRET_KEY and ADMIN_TOKEN, when not in the environment, come from DATA_DIR/secrets.json
- * (written by `npm start` on first run), so every process of one installation agrees.
+ * The configuration of this installation: the environment, completed from DATA_DIR's
+ * settings.json and secrets.json (shared/installation-files.ts). A bad value read from a file
+ * says which file it came from.
  */
-export function withStoredSecrets(env: Env): Env {
-  if (env.SECRET_KEY && env.ADMIN_TOKEN) return env;
-  const file = join(env.DATA_DIR || "./data", "secrets.json");
-  if (!existsSync(file)) return env;
-  const stored = JSON.parse(readFileSync(file, "utf8")) as { SECRET_KEY?: string; ADMIN_TOKEN?: string };
-  return { ...env, SECRET_KEY: env.SECRET_KEY || stored.SECRET_KEY, ADMIN_TOKEN: env.ADMIN_TOKEN || stored.ADMIN_TOKEN };
+export function loadInstallationConfig(env: Env = process.env): Config {
+  const { env: merged, fromFiles } = withInstallationFiles(env);
+  try {
+    return loadConfig(merged);
+  } catch (error) {
+    const culprit = error instanceof ConfigError ? fromFiles.find((f) => error.message.startsWith(`${f.name} `)) : undefined;
+    if (culprit) throw new ConfigError(`${error instanceof Error ? error.message : error} (${culprit.name} was read from ${culprit.file}; the environment did not set it.)`);
+    throw error;
+  }
 }
 
-/** For entry points: load the config or stop the process with the reason. */
+/** For entry points: load the installation's config or stop the process with the reason. */
 export function loadConfigOrExit(env: Env = process.env): Config {
   try {
-    return loadConfig(withStoredSecrets(env));
+    return loadInstallationConfig(env);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}`);

@@ -2,6 +2,7 @@ import type { Flow } from "../../shared/db/flow.ts";
 import { decoder, type Sql } from "../../shared/db/sql.ts";
 import type { KeyMode, RateLimitTier } from "../../shared/domain.ts";
 import type { UserRole } from "../../shared/db/schema.ts";
+import { createAuditStore, type AuditEntry } from "../../shared/audit.store.ts";
 
 /**
  * Every SQL statement of the admin area. Whatever shows a workspace's data takes the signed-in
@@ -72,16 +73,7 @@ export interface ActivityView {
   repeatCount: number;
 }
 
-export interface AuditEntry {
-  orgId: string;
-  actorUserId: string | null;
-  actor: string;
-  action: string;
-  target: string | null;
-  detail: string | null;
-  address: string | null;
-  at: number;
-}
+export type { AuditEntry };
 
 /** An audit entry as the audit page lists it. */
 export type AuditView = Omit<AuditEntry, "orgId" | "actorUserId"> & { id: number };
@@ -127,9 +119,7 @@ export function createAdminAreaStore(sql: Sql) {
      ON CONFLICT (bucket) DO UPDATE SET window_started_at = excluded.window_started_at, failures = excluded.failures`,
   );
   const clearLoginFailures = sql.statement(`DELETE FROM login_failures WHERE bucket = $bucket`);
-  const audit = sql.statement(
-    `INSERT INTO audit_log (org_id, actor_user_id, actor, action, target, detail, address, at) VALUES ($orgId, $actorUserId, $actor, $action, $target, $detail, $address, $at)`,
-  );
+  const auditLog = createAuditStore(sql);
   const auditPage = sql.statement<AuditView>(
     `SELECT id, actor, action, target, detail, address, at FROM audit_log
      WHERE org_id = $orgId AND (CAST($beforeId AS BIGINT) IS NULL OR id < $beforeId) ORDER BY id DESC LIMIT $limit`,
@@ -199,7 +189,7 @@ export function createAdminAreaStore(sql: Sql) {
     putLoginFailures: (bucket: string, windowStartedAt: number, failures: number) => putLoginFailures.run({ bucket, windowStartedAt, failures }),
     clearLoginFailures: (bucket: string) => clearLoginFailures.run({ bucket }),
 
-    audit: (e: AuditEntry) => audit.run({ ...e }),
+    audit: auditLog.insert,
     auditPage: (orgId: string, beforeId: number | null, limit: number) => auditPage.all({ orgId, beforeId, limit }),
 
     /** Claims a form's one-time nonce; false when that form was already handled. */

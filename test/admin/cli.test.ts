@@ -160,7 +160,9 @@ describe("workspace settings, users and reports", () => {
     db.close();
     const status = admin("retention", "status", "--json").json();
     const audit = status.data.find((row: { table: string }) => row.table === "audit_log");
-    expect(audit).toMatchObject({ table: "audit_log", rows: 1, oldest: "1970-01-01T00:00:01.000000Z", lifetime: "365d" });
+    // The expired entry, beside the operator's own commands above (each audited when it happened).
+    expect(audit).toMatchObject({ table: "audit_log", oldest: "1970-01-01T00:00:01.000000Z", lifetime: "365d" });
+    expect(audit.rows).toBeGreaterThan(1);
     expect(audit.bytes).toBeGreaterThan(0);
     expect(admin("retention", "status").stdout).toContain("idempotency_keys");
     const ran = admin("retention", "run", "--json").json();
@@ -239,6 +241,128 @@ describe("workspace settings, users and reports", () => {
   });
 });
 
+describe("the operator's commands in the workspace's audit log", () => {
+  const auditOf = (slug: string) => {
+    const { Database } = require("bun:sqlite");
+    const db = new Database(join(dir, "admin.sqlite"));
+    const rows = db
+      .query("SELECT a.actor, a.actor_user_id, a.action, a.target, a.detail, a.address FROM audit_log a JOIN organizations o ON o.id = a.org_id WHERE o.slug = ? ORDER BY a.id")
+      .all(slug) as { actor: string; actor_user_id: string | null; action: string; target: string | null; detail: string | null; address: string | null }[];
+    db.close();
+    return rows;
+  };
+
+  test("every command that changes a workspace is written as the operator's, in the change's transaction", () => {
+    expect(admin("workspace", "create", "--slug", "audited", "--name", "Audited Inc", "--json").code).toBe(0);
+    const key = admin("key", "create", "--workspace", "audited", "--name", "crm", "--tier", "paid", "--json").json();
+    expect(admin("key", "revoke", "--id", key.id, "--json").code).toBe(0);
+    expect(admin("key", "revoke", "--id", key.id, "--json").code).toBe(0); // already revoked: nothing changes, nothing is logged
+    expect(admin("user", "add", "--workspace", "audited", "--name", "Casey", "--email", "casey@audited.example", "--json").code).toBe(0);
+    expect(admin("user", "add", "--workspace", "audited", "--name", "Ada", "--email", "ada@audited.example", "--role", "admin", "--json").code).toBe(0);
+    expect(admin("user", "reset-password", "--workspace", "audited", "--email", "ada@audited.example", "--json").code).toBe(0);
+    expect(admin("workspace", "update", "--slug", "audited", "--launch-recap", "on", "--json").code).toBe(0);
+    // Refused commands write nothing.
+    expect(admin("user", "add", "--workspace", "audited", "--name", "Again", "--email", "casey@audited.example").code).toBe(1);
+
+    const entries = auditOf("audited");
+    expect(entries.map((e) => [e.action, e.target, e.detail])).toEqual([
+      ["workspace.create", "Audited Inc (audited)", null],
+      ["api_key.create", `crm (${key.prefix}…)`, "mode live, tier paid"],
+      ["api_key.revoke", `crm (${key.prefix}…)`, null],
+      ["user.add", "casey@audited.example", "role member"],
+      ["user.add", "ada@audited.example", "role admin"],
+      ["user.invite", "ada@audited.example", null],
+      ["user.invite", "ada@audited.example", "new password link"],
+      ["settings.update", null, "launch recap on"],
+    ]);
+    const { hostname } = require("node:os");
+    for (const entry of entries) {
+      expect(entry).toMatchObject({ actor: "operator (CLI)", actor_user_id: null });
+      expect(entry.address).toEndWith(`@${hostname()}`);
+    }
+    // Another workspace's log holds none of it.
+    expect(auditOf("acme").some((e) => e.target === "casey@audited.example")).toBe(false);
+  });
+});
+
+describe("the installation's settings, as npm start wrote them (DATA_DIR/settings.json)", () => {
+  const home = mkdtempSync(join(tmpdir(), "onboarding-admin-settings-"));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  // A terminal with none of the server's variables: only DATA_DIR, or not even that.
+  const { PORT: _p, HOST: _h, PUBLIC_URL: _u, DATABASE_URL: _d, SECRET_KEY: _s, ADMIN_TOKEN: _a, REDIS_URL: _r, QUEUE_PREFIX: _q, DATA_DIR: _dd, ...bare } = process.env;
+  const cli = (extra: Record<string, string>, ...args: string[]) => {
+    const result = Bun.spawnSync([process.execPath, "admin/cli.ts", ...args], { env: { ...bare, DATA_DIR: home, ...extra }, stdout: "pipe", stderr: "pipe" });
+    const lines = result.stdout.toString().trim().split("\n");
+    return { code: result.exitCode, stderr: result.stderr.toString(), json: () => JSON.parse(lines[lines.length - 1]!) };
+  };
+  const secretKey = "z".repeat(44);
+  beforeAll(() => {
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ PORT: "4123", HOST: "127.0.0.1", DATABASE_URL: `file:${join(home, "installed.sqlite")}`, QUEUE_PREFIX: "bull" }));
+    writeFileSync(join(home, "secrets.json"), JSON.stringify({ SECRET_KEY: secretKey, ADMIN_TOKEN: "t".repeat(32) }));
+  });
+
+  test("invite links start at the installation's port, SECRET_KEY and the database are found, without one variable but DATA_DIR", () => {
+    expect(cli({}, "workspace", "create", "--slug", "home", "--name", "Home", "--json").code).toBe(0);
+    const added = cli({}, "user", "add", "--workspace", "home", "--name", "Ada", "--email", "ada@home.example", "--role", "admin", "--json");
+    expect(added.code).toBe(0);
+    expect(new URL(added.json().invite_url).origin).toBe("http://127.0.0.1:4123");
+    expect(added.stderr).toBe(""); // the origin is the installation's, not a guess: no note
+
+    // SECRET_KEY came from secrets.json: the token is sealed with it.
+    const sealed = Bun.spawnSync([process.execPath, "admin/cli.ts", "workspace", "update", "--slug", "home", "--slack-token-file", "-", "--json"], {
+      env: { ...bare, DATA_DIR: home },
+      stdin: new TextEncoder().encode("xoxb-home\n"),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect([sealed.exitCode, sealed.stderr.toString()]).toEqual([0, ""]);
+    const { Database } = require("bun:sqlite");
+    const { decryptSecret } = require("../../shared/secrets.ts");
+    const db = new Database(join(home, "installed.sqlite"));
+    const row = db.query("SELECT slack_token_encrypted AS t FROM organizations WHERE slug = 'home'").get() as { t: string };
+    db.close();
+    expect(decryptSecret(secretKey, row.t)).toBe("xoxb-home");
+  });
+
+  test("a variable in the environment wins over the file; PUBLIC_URL in the file wins over HOST and PORT", () => {
+    const byEnv = cli({ PORT: "5000" }, "user", "reset-password", "--workspace", "home", "--email", "ada@home.example", "--json");
+    expect(new URL(byEnv.json().invite_url).origin).toBe("http://127.0.0.1:5000");
+    const settings = JSON.parse(require("node:fs").readFileSync(join(home, "settings.json"), "utf8"));
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ ...settings, PUBLIC_URL: "https://onboarding.home.example" }));
+    const byFile = cli({}, "user", "reset-password", "--workspace", "home", "--email", "ada@home.example", "--json");
+    expect(new URL(byFile.json().invite_url).origin).toBe("https://onboarding.home.example");
+    writeFileSync(join(home, "settings.json"), JSON.stringify(settings));
+  });
+
+  test("a bad value in the file stops the command naming the variable and the file", () => {
+    const settings = JSON.parse(require("node:fs").readFileSync(join(home, "settings.json"), "utf8"));
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ ...settings, PORT: "eighty" }));
+    try {
+      const bad = cli({}, "workspace", "list");
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain("PORT must be an integer");
+      expect(bad.stderr).toContain(`PORT was read from ${join(home, "settings.json")}`);
+      writeFileSync(join(home, "settings.json"), "{ not json");
+      expect(cli({}, "workspace", "list").stderr).toContain("settings.json is not valid JSON");
+    } finally {
+      writeFileSync(join(home, "settings.json"), JSON.stringify(settings));
+    }
+  });
+
+  test("without the file, a link made on the defaults' guess says so on stderr", () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "onboarding-admin-nosettings-"));
+    try {
+      const env = { DATA_DIR: elsewhere, DATABASE_URL: `file:${join(home, "installed.sqlite")}` };
+      const reset = cli(env, "user", "reset-password", "--workspace", "home", "--email", "ada@home.example", "--json");
+      expect(reset.code).toBe(0);
+      expect(new URL(reset.json().invite_url).origin).toBe("http://127.0.0.1:3000");
+      expect(reset.stderr).toContain("the link starts with the default address");
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
+
 const server = testPostgresUrl();
 
 describe.skipIf(!server)("npm run admin with DATABASE_URL=postgres://…", () => {
@@ -296,6 +420,11 @@ describe.skipIf(!server)("npm run admin with DATABASE_URL=postgres://…", () =>
     const [org] = await rows<{ t: string; r: boolean }>("SELECT slack_token_encrypted AS t, launch_recap_enabled AS r FROM organizations");
     expect(org!.t).toStartWith("v1:");
     expect(org!.r).toBe(true);
+
+    // Each change is in the workspace's audit log, as the operator's, on PostgreSQL too.
+    expect(await rows("SELECT actor, action FROM audit_log ORDER BY id")).toEqual(
+      ["workspace.create", "api_key.create", "api_key.revoke", "user.add", "user.invite", "user.invite", "settings.update"].map((action) => ({ actor: "operator (CLI)", action })),
+    );
 
     expect(pgAdmin("effects", "list", "--workspace", "acme", "--json").json()).toEqual({ object: "list", data: [] });
     expect(pgAdmin("timeline", "list", "--workspace", "acme", "--customer", "1").stderr).toContain("No customer '1'");

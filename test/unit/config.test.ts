@@ -23,6 +23,7 @@ describe("configuration", () => {
       redisUrl: "redis://127.0.0.1:6379",
       logLevel: "info",
       queuePrefix: "bull",
+      queuePrefixTakeover: false,
       dataDir: "./data",
       secretKey: null,
       adminToken: null,

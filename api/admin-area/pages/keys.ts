@@ -1,6 +1,7 @@
 import { html, type SafeHtml } from "../html.ts";
 import { csrfField, notice, page, secretPanel, table, when, type Notice } from "../layout.ts";
 import type { KeyView, SessionView } from "../admin-area.store.ts";
+import { OPERATOR_ACTOR } from "../../../shared/audit.store.ts";
 
 export interface CreatedKey {
   name: string;
@@ -20,7 +21,7 @@ function keyRow(session: SessionView, key: KeyView): SafeHtml {
 <td>${key.mode}</td>
 <td>${key.tier}</td>
 <td>${when(key.createdAt)}</td>
-<td>${key.createdBy ?? "operator (command line)"}</td>
+<td>${key.createdBy ?? OPERATOR_ACTOR}</td>
 <td>${when(key.lastUsedAt)}${key.lastUsedIp ? html`<br><span class="muted">${key.lastUsedIp}</span>` : ""}</td>
 <td class="num">${key.requestCount}</td>
 <td>${status}</td>
