@@ -2,6 +2,9 @@ import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { describeDatabase, openDatabaseOrExit } from "../shared/db/open.ts";
+import { run } from "../shared/db/flow.ts";
+import { installationId } from "../shared/installation.store.ts";
+import { databaseLabel, guardQueuePrefix } from "../shared/jobs/queue-prefix-owner.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createApp } from "./app.ts";
@@ -23,6 +26,25 @@ const redis = new Redis(config.redisUrl, {
 });
 reportOutages(redis, logger, "api");
 redis.once("ready", () => void checkEvictionPolicy(redis, logger));
+
+// Another installation's queues under this prefix stop the start; found later (Redis was away
+// at start), they stop the process. A Redis silent for 3 s is checked once it answers.
+const installation = { id: await run(installationId(database, systemClock)), database: databaseLabel(config.database) };
+let listening = false;
+await guardQueuePrefix(redis, {
+  prefix: config.queuePrefix,
+  redisUrl: config.redisUrl,
+  installation,
+  takeover: config.queuePrefixTakeover,
+  logger,
+  waitMs: 3000,
+  onTaken: (error) => {
+    logger.error("queue prefix belongs to another installation: stopping", { queue_prefix: config.queuePrefix, installation_id: installation.id, reason: error.message });
+    console.error(`Configuration error: ${error.message}`);
+    if (listening) void shutdown("queue prefix taken", 78);
+    else process.exit(78);
+  },
+});
 
 const { app, close } = await createApp({
   database,
@@ -50,10 +72,16 @@ try {
   );
   process.exit(1);
 }
-logger.info("api listening", { url: `http://${config.host}:${config.port}/api/v1`, database: describeDatabase(config.database) });
+listening = true;
+logger.info("api listening", {
+  url: `http://${config.host}:${config.port}/api/v1`,
+  database: describeDatabase(config.database),
+  installation_id: installation.id,
+  queue_prefix: config.queuePrefix,
+});
 
 let stopping = false;
-async function shutdown(signal: string) {
+async function shutdown(signal: string, exitCode = 0) {
   if (stopping) return;
   stopping = true;
   logger.info("api stopping", { signal });
@@ -68,7 +96,7 @@ async function shutdown(signal: string) {
   if ((await Promise.race([drained, deadline])) === "timeout") logger.warn("api drain timed out after 10 s");
   redis.disconnect();
   await database.close();
-  process.exit(0);
+  process.exit(exitCode);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

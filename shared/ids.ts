@@ -5,7 +5,7 @@
  * Across processes, ids of the same millisecond are ordered by chance; the lists page by
  * `created_at`, never by id. 80 random bits keep processes from colliding without coordination.
  */
-export type IdPrefix = "cus" | "con" | "onb" | "org" | "key" | "usr" | "req" | "evt" | "dlv" | "we" | "wha";
+export type IdPrefix = "cus" | "con" | "onb" | "org" | "key" | "usr" | "req" | "evt" | "dlv" | "we" | "wha" | "ins";
 
 /** Crockford's base 32, as the ULID specification writes it. */
 const ENCODING = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";

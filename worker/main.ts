@@ -2,6 +2,9 @@ import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { openDatabaseOrExit } from "../shared/db/open.ts";
+import { run } from "../shared/db/flow.ts";
+import { installationId } from "../shared/installation.store.ts";
+import { databaseLabel, guardQueuePrefix } from "../shared/jobs/queue-prefix-owner.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createMailer } from "./mailer.ts";
@@ -14,6 +17,24 @@ const database = await openDatabaseOrExit(config.database);
 const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 reportOutages(connection, logger, "worker");
 connection.once("ready", () => void checkEvictionPolicy(connection, logger));
+
+// No job is taken before the queue prefix is known to be this installation's (see api/main.ts).
+const installation = { id: await run(installationId(database, systemClock)), database: databaseLabel(config.database) };
+let working = false;
+await guardQueuePrefix(connection, {
+  prefix: config.queuePrefix,
+  redisUrl: config.redisUrl,
+  installation,
+  takeover: config.queuePrefixTakeover,
+  logger,
+  waitMs: null,
+  onTaken: (error) => {
+    logger.error("queue prefix belongs to another installation: stopping", { queue_prefix: config.queuePrefix, installation_id: installation.id, reason: error.message });
+    console.error(`Configuration error: ${error.message}`);
+    if (working) void shutdown("queue prefix taken", 78);
+    else process.exit(78);
+  },
+});
 
 const worker = createWorker({
   database,
@@ -32,10 +53,11 @@ const worker = createWorker({
   lockDurationMs: config.workerLockSeconds * 1000,
 });
 await worker.ready();
-logger.info("worker started", { queue_prefix: config.queuePrefix, concurrency: config.workerConcurrency, mail: config.smtpUrl ? "smtp" : "eml files" });
+working = true;
+logger.info("worker started", { queue_prefix: config.queuePrefix, installation_id: installation.id, concurrency: config.workerConcurrency, mail: config.smtpUrl ? "smtp" : "eml files" });
 
 let stopping = false;
-async function shutdown(signal: string) {
+async function shutdown(signal: string, exitCode = 0) {
   if (stopping) return;
   stopping = true;
   logger.info("worker stopping: finishing active jobs", { signal });
@@ -44,7 +66,7 @@ async function shutdown(signal: string) {
   await Promise.race([worker.close(10_000), deadline]);
   connection.disconnect();
   await database.close();
-  process.exit(0);
+  process.exit(exitCode);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -566,3 +566,18 @@ export const webhookAttempts = pgTable(
     index("webhook_attempts_created_idx").on(t.createdAt),
   ],
 );
+
+/**
+ * The installation this database is, in one row made by the first process that starts on it.
+ * Its id marks the Redis queue prefix the installation's processes use
+ * (shared/jobs/queue-prefix-owner.ts), so a second installation pointed at the same Redis and
+ * prefix is refused instead of mixing its jobs with this one's. Copied by `db copy`, so a move
+ * to PostgreSQL stays the same installation.
+ */
+export const installation = pgTable("installation", {
+  /** Always 1: the table holds one row. */
+  singleton: integer("singleton").primaryKey(),
+  /** `ins_…`, random. */
+  id: text("id").notNull(),
+  createdAt: micros("created_at").notNull(),
+});

@@ -568,6 +568,21 @@ export const webhookAttempts = sqliteTable(
   ],
 );
 
+/**
+ * The installation this database is, in one row made by the first process that starts on it.
+ * Its id marks the Redis queue prefix the installation's processes use
+ * (shared/jobs/queue-prefix-owner.ts), so a second installation pointed at the same Redis and
+ * prefix is refused instead of mixing its jobs with this one's. Copied by `db copy`, so a move
+ * to PostgreSQL stays the same installation.
+ */
+export const installation = sqliteTable("installation", {
+  /** Always 1: the table holds one row. */
+  singleton: integer("singleton").primaryKey(),
+  /** `ins_…`, random. */
+  id: text("id").notNull(),
+  createdAt: micros("created_at").notNull(),
+});
+
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type CustomerRow = typeof customers.$inferSelect;

@@ -11,6 +11,7 @@ import { issueInvite } from "../../shared/invites.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { freshPostgresDatabase, testPostgresUrl } from "../support/postgres.ts";
 import { createTestApp, testEngine, type TestApp } from "../support/test-app.ts";
+import { installationId } from "../../shared/installation.store.ts";
 
 const server = testPostgresUrl();
 
@@ -42,6 +43,8 @@ describe.skipIf(!server || testEngine() !== "sqlite")("npm run admin -- db copy 
     await t.call("DELETE", "/api/v1/customers/1");
     const user = await run(addUser(t.database, systemClock, { workspaceSlug: "acme", name: "Casey", email: "casey@acme.example", role: "admin" }));
     await run(issueInvite(t.database, systemClock, user, "http://127.0.0.1:3000"));
+    // The installation's id, as its first API or worker process makes it: the copy stays the same installation.
+    await run(installationId(t.database, systemClock));
     // More rows than one batch of the copy (500), so the walk from batch to batch is exercised.
     const activity = createActivityStore(t.database.sql);
     for (let i = 0; i < 1234; i++) {
@@ -59,7 +62,7 @@ describe.skipIf(!server || testEngine() !== "sqlite")("npm run admin -- db copy 
     const copied = admin({ DATABASE_URL: `file:${t.dbPath}` }, "db", "copy", "--to", target.url, "--json");
     expect({ code: copied.code, stderr: copied.stderr }).toEqual({ code: 0, stderr: "" });
     const report = copied.json();
-    expect(report).toMatchObject({ object: "db_copy", tables: { customers: 3, contacts: 3, onboardings: 3, users: 1, invites: 1 } });
+    expect(report).toMatchObject({ object: "db_copy", tables: { customers: 3, contacts: 3, onboardings: 3, users: 1, invites: 1, installation: 1 } });
     expect(report.tables.outbox).toBeGreaterThan(0);
     expect(report.tables.activity_entries).toBeGreaterThan(1234);
 

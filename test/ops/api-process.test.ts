@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { freePort } from "../../scripts/private-redis.ts";
-import { exitWithin, startProcess } from "../support/processes.ts";
-import { freshTestDatabase, testRedisUrl, uniquePrefix } from "../support/test-app.ts";
+import { freePort, startPrivateRedis, type PrivateRedis } from "../../scripts/private-redis.ts";
+import { startApiProcess, type ApiProcess } from "../support/api-process.ts";
+import { exitWithin, readUntil, startProcess } from "../support/processes.ts";
+import { freshTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from "../support/test-app.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { run } from "../../shared/db/flow.ts";
 import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
@@ -106,4 +107,87 @@ describe("DATABASE_URL at start-up", () => {
     expect(await new Response(child.stderr).text()).toContain(`Database unavailable: PostgreSQL at 127.0.0.1:${nobody}/onboarding did not answer`);
     expect(existsSync(`${process.cwd()}/postgres:`)).toBe(false);
   });
+});
+
+describe("the queue prefix's installation marker in a shared Redis", () => {
+  // One private Redis, two installations (a database each), the same prefix.
+  let redisServer: PrivateRedis;
+  const started: ApiProcess[] = [];
+  const installationOf = async (db: TestDatabase) => (await db.query<{ id: string }>("SELECT id FROM installation"))[0]!.id;
+  /** api/main.ts or worker/main.ts over `db`, expected to refuse: its exit code and what it said. */
+  async function refused(entry: "api/main.ts" | "worker/main.ts", db: TestDatabase, env: Record<string, string> = {}) {
+    const child = Bun.spawn([process.execPath, entry], {
+      env: { ...process.env, PORT: String(await freePort()), DATABASE_URL: db.url ?? `file:${db.path}`, REDIS_URL: redisServer.url, QUEUE_PREFIX: "shared", SECRET_KEY: "s".repeat(40), LOG_LEVEL: "warn", ...env },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    return { code: await exitWithin(child, 15_000), stderr: await new Response(child.stderr).text() };
+  }
+  beforeAll(async () => {
+    redisServer = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    for (const api of started.reverse()) await api.stop();
+    await redisServer?.stop();
+  });
+
+  test("the first installation marks the prefix; its further API and worker processes start on it", async () => {
+    const first = await startApiProcess({ redisUrl: redisServer.url, prefix: "shared" });
+    started.push(first);
+    const id = await installationOf(first.database);
+    expect(id).toMatch(/^ins_/);
+    expect(first.logged("api listening")[0]).toMatchObject({ installation_id: id, queue_prefix: "shared" });
+    const check = new Redis(redisServer.url);
+    expect(JSON.parse((await check.get("shared:installation"))!)).toMatchObject({ installation_id: id });
+    check.disconnect();
+
+    const second = await startApiProcess({ redisUrl: redisServer.url, beside: { database: first.database, key: first.key, prefix: "shared" } });
+    started.push(second);
+    expect((await fetch(`${second.base}/api/v1/me`, { headers: second.headers })).status).toBe(200);
+    expect(second.logged("api listening")[0]).toMatchObject({ installation_id: id });
+
+    const worker = startProcess("worker/main.ts", { DATABASE_URL: first.databaseUrl, REDIS_URL: redisServer.url, QUEUE_PREFIX: "shared", SECRET_KEY: "s".repeat(40), LOG_LEVEL: "info" });
+    try {
+      const out = await readUntil(worker.stdout, /"msg":"worker started"/, 15_000);
+      expect(out).toContain(`"installation_id":"${id}"`);
+    } finally {
+      worker.kill("SIGTERM");
+      expect(await exitWithin(worker, 15_000)).toBe(0);
+    }
+  }, 60_000);
+
+  test("another installation's API and worker refuse the prefix, naming both installations and the way out", async () => {
+    const other = await freshTestDatabase();
+    try {
+      for (const entry of ["api/main.ts", "worker/main.ts"] as const) {
+        const { code, stderr } = await refused(entry, other);
+        expect({ entry, code }).toEqual({ entry, code: 78 });
+        expect(stderr).toContain(`The queue prefix 'shared' in the Redis at ${redisServer.url} belongs to another installation (${await installationOf(started[0]!.database)}`);
+        expect(stderr).toContain(`this one is ${await installationOf(other)}`);
+        expect(stderr).toContain("Set QUEUE_PREFIX to a prefix of this installation's own, or, if that installation is gone for good, start once with QUEUE_PREFIX_TAKEOVER=1.");
+      }
+    } finally {
+      await other.cleanup();
+    }
+    // The first installation never noticed.
+    expect((await fetch(`${started[0]!.base}/api/v1/health`)).status).toBe(200);
+  }, 60_000);
+
+  test("under a prefix of its own the other installation runs beside the first", async () => {
+    const other = await startApiProcess({ redisUrl: redisServer.url, prefix: "other" });
+    started.push(other);
+    expect(other.logged("api listening")[0]).toMatchObject({ queue_prefix: "other", installation_id: await installationOf(other.database) });
+    for (const api of [started[0]!, other]) expect((await fetch(`${api.base}/api/v1/me`, { headers: api.headers })).status).toBe(200);
+  }, 60_000);
+
+  test("QUEUE_PREFIX_TAKEOVER=1 takes the prefix over, and says so", async () => {
+    const heir = await startApiProcess({ redisUrl: redisServer.url, prefix: "shared", env: { QUEUE_PREFIX_TAKEOVER: "1" } });
+    started.push(heir);
+    const [line] = heir.logged("queue prefix taken over from another installation (QUEUE_PREFIX_TAKEOVER)");
+    expect(line).toMatchObject({ queue_prefix: "shared", installation_id: await installationOf(heir.database), previous_installation_id: await installationOf(started[0]!.database) });
+    const check = new Redis(redisServer.url);
+    expect(JSON.parse((await check.get("shared:installation"))!)).toMatchObject({ installation_id: await installationOf(heir.database) });
+    check.disconnect();
+  }, 60_000);
 });

@@ -11,13 +11,22 @@ import { freshTestDatabase, testRedisUrl, uniquePrefix, type Engine, type TestDa
  * live key. Its log lines are collected, so a test can read what an operator would see.
  */
 export async function startApiProcess(
-  options: { env?: Record<string, string>; redisUrl?: string; waitUntilUp?: boolean; engine?: Engine; /** A second process on this one's database, key and queues. */ beside?: { database: TestDatabase; key: string; prefix: string } } = {},
+  options: {
+    env?: Record<string, string>;
+    redisUrl?: string;
+    waitUntilUp?: boolean;
+    engine?: Engine;
+    /** A second process on this one's database, key and queues. */
+    beside?: { database: TestDatabase; key: string; prefix: string };
+    /** The queue prefix, when not a unique one (or the one of `beside`). */
+    prefix?: string;
+  } = {},
 ) {
   const owned = options.beside === undefined;
   const database = options.beside?.database ?? (await freshTestDatabase(options.engine));
   const key = options.beside?.key ?? (await setUpWorkspace(database));
   const port = await freePort();
-  const prefix = options.beside?.prefix ?? uniquePrefix("api");
+  const prefix = options.prefix ?? options.beside?.prefix ?? uniquePrefix("api");
   const child = startProcess("api/main.ts", {
     PORT: String(port),
     DATABASE_URL: database.url ?? `file:${database.path}`,
