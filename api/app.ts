@@ -26,7 +26,7 @@ import { errorResponse } from "./http/error-map.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import type { RouteDef } from "./http/route.ts";
 import { logFailure, methodsForPath, mountRoutes } from "./http/router.ts";
-import { DOCS_BUNDLE_PATH, DOCS_PATH, docsBundle, docsPage } from "./meta/docs-page.ts";
+import { DOCS_BUNDLE_PATH, DOCS_DOCUMENT_PATH, DOCS_PATH, DOCS_PATHS, docsBundle, docsDocument, docsPage } from "./meta/docs-page.ts";
 import { metaRoutes, type MetaDeps } from "./meta/meta.routes.ts";
 import { createRelay } from "./outbox/relay.ts";
 import { createApiStores } from "./stores.ts";
@@ -146,6 +146,7 @@ export async function createApp(infra: AppInfrastructure) {
   });
 
   let document: unknown;
+  const openApiDocument = () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl, tags: TAGS }));
   const routes: RouteDef[] = routeTable(services, {
     probes: {
       // An answer within a second, or "not ready": a partition leaves the query waiting.
@@ -154,7 +155,7 @@ export async function createApp(infra: AppInfrastructure) {
       databaseFull: () => diskFullRecently(),
     },
     rateLimiterMode: () => limiter.mode(),
-    openApiDocument: () => (document ??= buildOpenApiDocument(routes, { version: packageJson.version, serverUrl: infra.publicUrl, tags: TAGS })),
+    openApiDocument,
   });
 
   relay.start();
@@ -165,12 +166,8 @@ export async function createApp(infra: AppInfrastructure) {
   for (const timer of timers) timer.unref();
 
   const metrics = createMetrics({ store: stores.metrics, queues, relay, limiter, prefix: infra.redisPrefix, clock });
-  // The reference page and its script answer GET only, like the routes their 405 and OPTIONS.
-  const allowedMethods = methodsForPath([
-    ...routes,
-    { method: "GET", path: DOCS_PATH },
-    { method: "GET", path: DOCS_BUNDLE_PATH },
-  ]);
+  // The reference page, its script and its document answer GET only, like the routes their 405 and OPTIONS.
+  const allowedMethods = methodsForPath([...routes, ...DOCS_PATHS.map((path) => ({ method: "GET" as const, path }))]);
   const onUnexpected = (requestId: string) => (error: unknown) => logFailure(logger, requestId, "app", error, true);
 
   const limits = createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS);
@@ -220,9 +217,10 @@ export async function createApp(infra: AppInfrastructure) {
     .use(admin)
     // Workspace administrators' pages, with their own sessions (not ADMIN_TOKEN).
     .use(adminArea({ database, store: stores.adminArea, clock, logger, publicUrl: infra.publicUrl, secretKey: infra.secretKey ?? null, onboardingPages: stores.onboardingPages, services }))
-    // The browsable reference: HTML and a script, so not in the JSON route table.
+    // The browsable reference: HTML, a script and the document it renders, so not in the JSON route table.
     .get(DOCS_PATH, () => docsPage(newId("req")))
-    .get(DOCS_BUNDLE_PATH, () => docsBundle(newId("req")));
+    .get(DOCS_BUNDLE_PATH, () => docsBundle(newId("req")))
+    .get(DOCS_DOCUMENT_PATH, () => docsDocument(newId("req"), openApiDocument() as object));
 
   mountRoutes(app, routes, {
     authenticate: createAuthenticator(stores.apiKeys),
