@@ -51,7 +51,13 @@ export interface DeliveryView {
   kind: string;
   onboardingId: string;
   onboardingDisplayId: number | null;
+  /** The onboarding's customer, by name. */
+  customerName: string | null;
+  /** Whom or what the delivery went to: a user's id or Slack id, a customer's id, an e-mail address. */
   target: string | null;
+  /** When the target is a customer of the workspace: its name and number. */
+  targetCustomerName: string | null;
+  targetCustomerDisplayId: number | null;
   status: string;
   detail: string | null;
   attempts: number;
@@ -75,8 +81,8 @@ export interface ActivityView {
 
 export type { AuditEntry };
 
-/** An audit entry as the audit page lists it. */
-export type AuditView = Omit<AuditEntry, "orgId" | "actorUserId"> & { id: number };
+/** An audit entry as the audit page lists it, with the webhook endpoint an id names (older entries named it by id). */
+export type AuditView = Omit<AuditEntry, "orgId"> & { id: number; targetEndpointUrl: string | null };
 
 export function createAdminAreaStore(sql: Sql) {
   const n = (...keys: string[]) => decoder<never>(Object.fromEntries(keys.map((k) => [k, "number"])));
@@ -121,8 +127,10 @@ export function createAdminAreaStore(sql: Sql) {
   const clearLoginFailures = sql.statement(`DELETE FROM login_failures WHERE bucket = $bucket`);
   const auditLog = createAuditStore(sql);
   const auditPage = sql.statement<AuditView>(
-    `SELECT id, actor, action, target, detail, address, at FROM audit_log
-     WHERE org_id = $orgId AND (CAST($beforeId AS BIGINT) IS NULL OR id < $beforeId) ORDER BY id DESC LIMIT $limit`,
+    `SELECT a.id, a.actor_user_id AS "actorUserId", a.actor, a.action, a.target, a.detail, a.address, a.at,
+            (SELECT w.url FROM webhook_endpoints w WHERE w.id = a.target AND w.org_id = a.org_id) AS "targetEndpointUrl"
+     FROM audit_log a
+     WHERE a.org_id = $orgId AND (CAST($beforeId AS BIGINT) IS NULL OR a.id < $beforeId) ORDER BY a.id DESC LIMIT $limit`,
     { decode: n("id", "at") },
   );
   const claimFormNonce = sql.statement(`INSERT INTO form_submissions (nonce, at) VALUES ($nonce, $now) ON CONFLICT DO NOTHING`);
@@ -144,9 +152,12 @@ export function createAdminAreaStore(sql: Sql) {
   const onboardingByDisplayId = sql.statement<{ id: string }>(`SELECT id FROM onboardings WHERE org_id = $orgId AND display_id = $ref`);
   // Ids compare byte by byte (COLLATE "C"), as SQLite compares them, whatever PostgreSQL's collation.
   const deliveriesPage = sql.statement<DeliveryView>(
-    `SELECT d.id, d.kind, d.onboarding_id AS "onboardingId", o.display_id AS "onboardingDisplayId", d.target, d.status, d.detail,
+    `SELECT d.id, d.kind, d.onboarding_id AS "onboardingId", o.display_id AS "onboardingDisplayId",
+            (SELECT c.name FROM customers c WHERE c.id = o.customer_id AND c.org_id = d.org_id) AS "customerName",
+            d.target, tc.name AS "targetCustomerName", tc.display_id AS "targetCustomerDisplayId", d.status, d.detail,
             d.attempts, d.created_at AS "createdAt", d.updated_at AS "updatedAt"
      FROM deliveries d LEFT JOIN onboardings o ON o.id = d.onboarding_id AND o.org_id = d.org_id
+       LEFT JOIN customers tc ON tc.id = d.target AND tc.org_id = d.org_id
      WHERE d.org_id = $orgId AND (CAST($onboardingId AS TEXT) IS NULL OR d.onboarding_id = $onboardingId) AND (CAST($status AS TEXT) IS NULL OR d.status = $status)
        AND (CAST($beforeAt AS BIGINT) IS NULL OR d.created_at < $beforeAt OR (d.created_at = $beforeAt AND d.id COLLATE "C" < $beforeId))
      ORDER BY d.created_at DESC, d.id COLLATE "C" DESC LIMIT $limit`,

@@ -49,6 +49,13 @@ ${body}
 </section>`;
 }
 
+/**
+ * An id in a table cell, cut to fit its column (`…`) with the whole id in its tooltip and in
+ * the page's text (find, copy and screen readers get all of it): a row of 26-character ids must
+ * not push a table past a 1280-pixel screen.
+ */
+export const longId = (id: string): SafeHtml => html`<code class="id" title="${id}">${id}</code>`;
+
 /** A hidden field with the session's CSRF token: every state-changing form carries one. */
 export const csrfField = (session: SessionView) => html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
 

@@ -109,10 +109,11 @@ export function webhookRoutes(router: AdminAreaRouter, { webhooks, guards, clock
     if (!result.ok) return refused(actor, id, result.message);
     return showEndpoint(actor.session, id, { shown: { url: result.value.url, secret: result.value.secret, rotated: true } });
   });
-  endpointAction("recover", async (actor, { id }, form) => {
+  endpointAction("recover", async (actor, endpoint, form) => {
+    const { id } = endpoint;
     const since = sinceFrom((form.get("since") ?? "").trim());
     if (since === null) return refused(actor, id, "Give the moment to recover from as a date and time (UTC).");
-    const result = await attempt(() => service.recover(actor, id, since.text));
+    const result = await attempt(() => service.recover(actor, endpoint, since.text));
     if (!result.ok) return refused(actor, id, result.message);
     const { queued, has_more, next_since } = result.value;
     const text =

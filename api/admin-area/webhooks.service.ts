@@ -65,11 +65,12 @@ export function createAdminWebhooks({ database, clock, store, webhooks }: AdminW
       return run(pingEndpoint(webhooks, orgOf(actor), true, id));
     },
 
-    recover(actor: AdminActor, id: string, since: string) {
+    /** The audit entry names the endpoint by its URL, as every other endpoint action's does. */
+    recover(actor: AdminActor, endpoint: { id: string; url: string }, since: string) {
       return run(
         database.transaction(function* () {
-          const recovery = yield* recoverEvents(webhooks, orgOf(actor), id, since);
-          yield* audit(actor, "webhook_endpoint.recover", id, `since ${since}: ${recovery.queued} queued${recovery.has_more ? ", more remain" : ""}`);
+          const recovery = yield* recoverEvents(webhooks, orgOf(actor), endpoint.id, since);
+          yield* audit(actor, "webhook_endpoint.recover", endpoint.url, `since ${since}: ${recovery.queued} queued${recovery.has_more ? ", more remain" : ""}`);
           return recovery;
         }),
       );

@@ -6,6 +6,7 @@ import { htmlResponse, redirect } from "./http.ts";
 import { refusedPage } from "./pages/auth.ts";
 import { keysPage, revokeConfirmPage } from "./pages/keys.ts";
 import { activityPage, auditPage, deliveriesPage, DELIVERY_STATUSES } from "./pages/reports.ts";
+import { peopleIndex } from "./pages/report-words.ts";
 import { settingsPage } from "./pages/settings.ts";
 import { userPage, usersPage } from "./pages/users.ts";
 
@@ -170,12 +171,14 @@ export function workspaceRoutes(router: AdminAreaRouter, { store, service, guard
       const statusParam = params.get("status") ?? "";
       const status = (DELIVERY_STATUSES as readonly string[]).includes(statusParam) ? statusParam : "";
       const onboardingId = onboarding === "" ? null : await store.onboardingId(session.orgId, onboarding);
+      // The workspace's people, to name the CSMs deliveries went to (a workspace has tens, not thousands).
+      const people = peopleIndex(await store.users(session.orgId));
       if (onboarding !== "" && onboardingId === null) {
-        return htmlResponse(deliveriesPage(session, [], { onboarding, status }, null, { notice: { kind: "error", text: html`No onboarding “${onboarding}” in this workspace.` } }));
+        return htmlResponse(deliveriesPage(session, [], people, { onboarding, status }, null, { notice: { kind: "error", text: html`No onboarding “${onboarding}” in this workspace.` } }));
       }
       const rows = await store.deliveriesPage(session.orgId, { onboardingId, status: status || null }, parseCursor(params.get("before")), PAGE_SIZE + 1);
       const page = paged(rows, (d) => `${d.createdAt}_${d.id}`);
-      return htmlResponse(deliveriesPage(session, page.rows, { onboarding, status }, page.next));
+      return htmlResponse(deliveriesPage(session, page.rows, people, { onboarding, status }, page.next));
     }),
   );
   router.get(
@@ -196,7 +199,7 @@ export function workspaceRoutes(router: AdminAreaRouter, { store, service, guard
       const before = query(ctx.request).get("before");
       const rows = await store.auditPage(session.orgId, before && /^\d{1,15}$/.test(before) ? Number(before) : null, PAGE_SIZE + 1);
       const page = paged(rows, (e) => String(e.id));
-      return htmlResponse(auditPage(session, page.rows, page.next));
+      return htmlResponse(auditPage(session, page.rows, peopleIndex(await store.users(session.orgId)), page.next));
     }),
   );
 }

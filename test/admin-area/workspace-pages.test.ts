@@ -195,10 +195,73 @@ describe("/admin/deliveries, /admin/activity, /admin/audit", () => {
     await ada.submit("/admin/api-keys", "/admin/api-keys", { name: "audited", mode: "live" });
     const page = await ada.get("/admin/audit");
     for (const action of ["session.sign_in", "user.password_set", "user.add", "user.invite", "user.update", "user.remove", "settings.update", "api_key.create"]) {
-      expect(page.text).toContain(`<code>${action}</code>`);
+      expect(page.text).toContain(`<code class="muted">${action}</code>`);
     }
     expect(page.text).toContain("ada@acme.example");
     expect((await globex.get("/admin/audit")).text).not.toContain("api_key.create");
+  });
+});
+
+describe("deliveries and the audit log name what they are about", () => {
+  test("deliveries: the onboarding by number and customer, the target by name, a reason's command as a link to Settings", async () => {
+    const nora = await run(addUser(t.database, t.clock, { workspaceSlug: "acme", name: "Nora Named", email: "nora@acme.example", slackUserId: "U0NORA01" }));
+    const customer = (await t.call("POST", "/api/v1/customers", { body: { name: "Initech Named" } })).body;
+    const onboarding = (await t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer.id, csm_id: nora.id } })).body;
+    const noToken = "no Slack token: set the workspace's with `admin workspace update --slack-token-file` (or in the admin area) or SLACK_BOT_TOKEN";
+    const rows: [string, string | null, string, string | null][] = [
+      ["launch.slack_dm", nora.id, "failed", noToken],
+      ["launch.calendar_entry", customer.id, "sent", "calendar entry created"],
+      ["reminder.slack", "U0NORA01", "sent", "direct message posted"],
+      ["reminder.email", "buyer@initech.example", "sent", "e-mail sent"],
+      ["launch.slack_dm", "usr_01JD0000000000000000GHOST", "failed", "CSM 'usr_01JD0000000000000000GHOST' is not a user of this workspace"],
+      ["launch.slack_dm", nora.id, "failed", `CSM Nora Named (${nora.id}) has no Slack user id`],
+    ];
+    for (const [i, [kind, target, status, detail]] of rows.entries()) {
+      await t.query(
+        "INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        `dlv_named_${i}`, `named-${i}`, acmeOrg, onboarding.id, kind, target, status, detail, 1, 9_000_000_000_000_000 - i, 9_000_000_000_000_000,
+      );
+    }
+    const page = (await ada.get(`/admin/deliveries?onboarding=${onboarding.display_id}`)).text;
+    const cells = [...page.matchAll(/<tr><td>(.*?)<\/tr>/gs)].map((m) => m[1]!);
+    expect(cells).toHaveLength(rows.length);
+    for (const row of cells) {
+      expect(row).toContain(`<a href="/admin/onboardings/${onboarding.id}">#${onboarding.display_id}</a> <span class="muted">Initech Named</span>`);
+    }
+    expect(cells[0]).toContain("Launch message to the CSM (Slack)");
+    expect(cells[0]).toContain(`<a href="/admin/users/${nora.id}" class="wrap-anywhere">Nora Named</a> <span class="muted wrap-anywhere">nora@acme.example</span>`);
+    expect(cells[1]).toContain(`Initech Named <span class="muted">customer #${customer.display_id}</span>`);
+    expect(cells[2]).toContain(`<a href="/admin/users/${nora.id}" class="wrap-anywhere">Nora Named</a> <span class="muted wrap-anywhere">Slack U0NORA01</span>`);
+    expect(cells[3]).toContain("buyer@initech.example");
+    // An id that names no one stays visible, cut to fit with the whole id in its tooltip.
+    expect(cells[4]).toContain('<code class="id" title="usr_01JD0000000000000000GHOST">usr_01JD0000000000000000GHOST</code> <span class="muted">(no one here by that id)</span>');
+    // The worker's advice for the command line becomes the page that does it.
+    expect(cells[0]).toContain('<a href="/admin/settings">Settings</a>');
+    expect(page).not.toContain("admin workspace update");
+    expect(cells[5]).toContain(`add it on <a href="/admin/users/${nora.id}">their page</a>`);
+  });
+
+  test("audit: administrators by name, the operator's commands as operator (CLI), users and endpoints by name and URL", async () => {
+    const { createAuditStore, OPERATOR_ACTOR } = await import("../../shared/audit.store.ts");
+    await run(createAuditStore(t.database.sql).insert({ orgId: acmeOrg, actorUserId: null, actor: OPERATOR_ACTOR, action: "api_key.create", target: "crm (svc_AbCdEfGh…)", detail: "mode live, tier paid", address: "root@build-7", at: t.clock.nowMicros() }));
+    // An endpoint named by id (entries before this release) is shown by its URL.
+    await ada.submit("/admin/webhooks", "/admin/webhooks", { url: "https://hooks.acme.example/named-in-audit", events: "*" });
+    const [endpoint] = await t.query<{ id: string }>("SELECT id FROM webhook_endpoints WHERE url = ?", "https://hooks.acme.example/named-in-audit");
+    await run(createAuditStore(t.database.sql).insert({ orgId: acmeOrg, actorUserId: adaId, actor: "ada@acme.example", action: "webhook_endpoint.recover", target: endpoint!.id, detail: "since 2026-01-01T00:00:00Z: 0 queued", address: "127.0.0.1", at: t.clock.nowMicros() }));
+    await ada.submit("/admin/users", "/admin/users", { name: "Olga Audited", email: "olga@acme.example", role: "member" });
+
+    const page = (await ada.get("/admin/audit")).text;
+    const rows = [...page.matchAll(/<tr><td>(.*?)<\/tr>/gs)].map((m) => m[1]!);
+    const added = rows.find((r) => r.includes("olga@acme.example"))!;
+    expect(added).toContain(`<a href="/admin/users/${adaId}" class="wrap-anywhere">ada</a> <span class="muted wrap-anywhere">ada@acme.example</span>`);
+    expect(added).toContain('Added a user<br><code class="muted">user.add</code>');
+    expect(added).toMatch(/<a href="\/admin\/users\/usr_[0-9A-Z]+" class="wrap-anywhere">Olga Audited<\/a> <span class="muted wrap-anywhere">olga@acme.example<\/span>/);
+    const operator = rows.find((r) => r.includes("crm (svc_AbCdEfGh…)"))!;
+    expect(operator).toContain("<strong>operator (CLI)</strong>");
+    expect(operator).toContain("root@build-7");
+    const recovered = rows.find((r) => r.includes("webhook_endpoint.recover"))!;
+    expect(recovered).toContain("https://hooks.acme.example/named-in-audit");
+    expect(recovered).not.toContain(endpoint!.id);
   });
 });
 

@@ -228,6 +228,26 @@ describe("the admin area in a browser", () => {
   );
 
   test(
+    "deliveries and the audit log fit a 1280-pixel screen with long ids, addresses, URLs and reasons",
+    async () => {
+      await seedLongRows();
+      for (const path of ["/admin/deliveries", "/admin/audit"]) {
+        await page.goto(`${base}${path}`);
+        expect(await page.getByText("x".repeat(40), { exact: false }).count()).toBeGreaterThan(0); // the long rows are on the page
+        // Neither the page nor a table's own region scrolls sideways.
+        const widths = await page.evaluate<{ page: number; tables: number[] }>(
+          `({ page: document.documentElement.scrollWidth, tables: [...document.querySelectorAll(".table-wrap")].map((t) => t.scrollWidth - t.clientWidth) })`,
+        );
+        expect({ path, ...widths }).toEqual({ path, page: widths.page <= 1280 ? widths.page : -1, tables: widths.tables.map(() => 0) });
+        // A cut id keeps its whole value in its tooltip.
+        if (path === "/admin/deliveries") expect(await page.locator(`code.id[title="${LONG_ID}"]`).count()).toBeGreaterThan(0);
+        await checkPage(page, path === "/admin/deliveries" ? "deliveries-long" : "audit-long");
+      }
+    },
+    STEP,
+  );
+
+  test(
     "a wrong password, and a forged cross-site POST, are refused",
     async () => {
       const other = await browser.newContext();
@@ -334,6 +354,32 @@ describe("the admin area in a browser", () => {
     STEP,
   );
 });
+
+const LONG_ID = `usr_${"X".repeat(60)}`;
+
+/** Rows whose every free field is as long as the service lets it be: unbroken ids, addresses, URLs and reasons. */
+async function seedLongRows() {
+  const org = (await t.query<{ id: string }>("SELECT id FROM organizations WHERE slug = 'acme'"))[0]!.id;
+  const now = clock.nowMicros();
+  const long = "x".repeat(120);
+  const rows: [string, string][] = [
+    ["launch.slack_dm", LONG_ID],
+    ["reminder.email", `${long}@${"very-long-subdomain.".repeat(6)}example`],
+    ["launch.calendar_entry", `cus_${"Y".repeat(60)}`],
+  ];
+  for (const [i, [kind, target]] of rows.entries()) {
+    await t.query(
+      "INSERT INTO deliveries (id, source, org_id, onboarding_id, kind, target, status, detail, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      `dlv_long_${i}`, `long-${i}`, org, `onb_${"Z".repeat(60)}`, kind, target, "failed", `Slack refused: ${long}_${long}`, 12, now + 1000 + i, now + 1000 + i,
+    );
+  }
+  for (let i = 0; i < 3; i++) {
+    await t.query(
+      "INSERT INTO audit_log (org_id, actor_user_id, actor, action, target, detail, address, at) VALUES (?, NULL, ?, ?, ?, ?, ?, ?)",
+      org, `${long}@acme.example`, "webhook_endpoint.create", `https://hooks.acme.example/${long}/${long}?token=${long}`, `events ${long},${long}`, `${"f".repeat(39)}:${long}`, now + 1000 + i,
+    );
+  }
+}
 
 async function seedReports() {
   const [onboarding] = await t.query<{ id: string }>("SELECT id FROM onboardings LIMIT 1");

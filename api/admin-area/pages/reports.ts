@@ -1,6 +1,6 @@
 import { html } from "../html.ts";
 import { notice, page, pager, table, when, type Notice } from "../layout.ts";
-import { onboardingPath } from "./onboarding-words.ts";
+import { auditActor, AUDIT_ACTIONS, auditTarget, DELIVERY_KINDS, deliveryOnboarding, deliveryReason, deliveryTarget, labelled, type People } from "./report-words.ts";
 import type { ActivityView, AuditView, DeliveryView, KeyView, SessionView } from "../admin-area.store.ts";
 
 export const DELIVERY_STATUSES = ["sending", "sent", "skipped", "failed"] as const;
@@ -8,6 +8,7 @@ export const DELIVERY_STATUSES = ["sending", "sent", "skipped", "failed"] as con
 export function deliveriesPage(
   session: SessionView,
   rows: DeliveryView[],
+  people: People,
   filter: { onboarding: string; status: string },
   next: string | null,
   options: { notice?: Notice | null } = {},
@@ -30,8 +31,8 @@ ${table(
   "Deliveries",
   ["Created", "Kind", "Onboarding", "Target", "Status", "Reason", "Attempts", "Updated"],
   rows.map(
-    (d) => html`<tr><td>${when(d.createdAt)}</td><td>${d.kind}</td><td><a href="${onboardingPath(d.onboardingId)}">${d.onboardingDisplayId === null ? d.onboardingId : `#${d.onboardingDisplayId}`}</a></td><td>${d.target ?? "—"}</td>
-<td><span class="badge badge-${d.status}">${d.status}</span></td><td>${d.detail ?? "—"}</td><td class="num">${d.attempts}</td><td>${when(d.updatedAt)}</td></tr>`,
+    (d) => html`<tr><td>${when(d.createdAt)}</td><td>${labelled(DELIVERY_KINDS, d.kind)}</td><td>${deliveryOnboarding(d)}</td><td>${deliveryTarget(d, people)}</td>
+<td><span class="badge badge-${d.status}">${d.status}</span></td><td>${deliveryReason(d.detail, people)}</td><td class="num">${d.attempts}</td><td>${when(d.updatedAt)}</td></tr>`,
   ),
   "No deliveries match.",
 )}
@@ -66,17 +67,18 @@ ${pager("/admin/activity", { key: filter.key }, next)}`,
   );
 }
 
-export function auditPage(session: SessionView, rows: AuditView[], next: string | null) {
+export function auditPage(session: SessionView, rows: AuditView[], people: People, next: string | null) {
   return page(
     session,
     "/admin/audit",
     "Audit log",
-    html`<p class="muted">Every administrator action in this workspace, newest first.</p>
+    html`<p class="muted">Every administrator action in this workspace, and every change the operator made with the command line (<strong>operator (CLI)</strong>, from the account and host it ran on), newest first.</p>
 ${table(
   "Audit log",
   ["When", "Who", "What", "Target", "Detail", "From"],
   rows.map(
-    (e) => html`<tr><td>${when(e.at)}</td><td>${e.actor}</td><td><code>${e.action}</code></td><td>${e.target ?? "—"}</td><td>${e.detail ?? "—"}</td><td>${e.address ?? "—"}</td></tr>`,
+    (e) =>
+      html`<tr><td>${when(e.at)}</td><td>${auditActor(e, people)}</td><td>${labelled(AUDIT_ACTIONS, e.action)}</td><td>${auditTarget(e, people)}</td><td><span class="wrap-anywhere">${e.detail ?? "—"}</span></td><td><span class="wrap-anywhere">${e.address ?? "—"}</span></td></tr>`,
   ),
   "No entries yet.",
 )}
