@@ -1,0 +1,39 @@
+import { Paginated } from "../pagination.js";
+import { segment } from "./path.js";
+/** `/api/v1/onboardings`. A `Ref` is the onboarding's `id` or its `display_id`. */
+export class Onboardings {
+    transport;
+    constructor(transport) {
+        this.transport = transport;
+    }
+    /** 201; `customer_id` takes the customer's `id` or `display_id`. A retry never makes a second onboarding. */
+    create(params, options) {
+        return this.transport.request({ method: "POST", path: "/api/v1/onboardings", body: params }, options);
+    }
+    retrieve(ref, options) {
+        return this.transport.request({ method: "GET", path: `/api/v1/onboardings/${segment(ref)}` }, options);
+    }
+    /** Any create field but `customer_id`, plus `waiting_on_customer` and `wizard_completed_at`. */
+    update(ref, params, options) {
+        return this.transport.request({ method: "PATCH", path: `/api/v1/onboardings/${segment(ref)}`, body: params }, options);
+    }
+    delete(ref, options) {
+        return this.transport.request({ method: "DELETE", path: `/api/v1/onboardings/${segment(ref)}` }, options);
+    }
+    /** Every onboarding (newest first), page after page; `phase` and `state` filter. */
+    list(params = {}, options) {
+        return this.paged("/api/v1/onboardings", params, options);
+    }
+    /** The onboardings of one customer, with the same filters as `list`. */
+    listForCustomer(customer, params = {}, options) {
+        return this.paged(`/api/v1/customers/${segment(customer)}/onboardings`, params, options);
+    }
+    /** Time per phase by the SLA clock, the current visit counted up to now. */
+    phaseDurations(ref, options) {
+        return this.transport.request({ method: "GET", path: `/api/v1/onboardings/${segment(ref)}/phase_durations` }, options);
+    }
+    paged(path, params, options) {
+        const { cursor, ...query } = params;
+        return new Paginated((at) => this.transport.request({ method: "GET", path, query: { ...query, cursor: at } }, options), cursor);
+    }
+}
