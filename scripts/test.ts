@@ -28,6 +28,7 @@ const ENGINE_NEUTRAL = [
   "test/e2e/admin-webhooks.browser.test.ts",
   "test/e2e/admin-onboardings.browser.test.ts",
   "test/scale/several-workers.test.ts",
+  "test/client",
 ];
 
 const args = process.argv.slice(2);
