@@ -84,23 +84,41 @@ export async function claimQueuePrefix(
   throw new Error(`the marker ${key} kept disappearing while it was being set`);
 }
 
+/** How often a running process checks the marker again (a FLUSHALL loses it without a reconnection). */
+export const RECHECK_MS = 60_000;
+
 /**
  * Claims the prefix whenever the connection becomes ready (at start, and after every
- * reconnection: a Redis restarted without its data has lost the marker too). Resolves once the
+ * reconnection: a Redis restarted without its data has lost the marker too), and every
+ * `recheckMs` while it is (emptied by hand, or taken over by another installation, which stops
+ * this process rather than have two installations run each other's jobs). Resolves once the
  * first claim is made, or after `waitMs` without a ready connection (the API serves while Redis
  * is away; the claim is made when it answers); `waitMs: null` waits as long as it takes (the
  * worker, which has nothing to do without Redis). A claim refused at any time calls `onTaken`.
  */
 export function guardQueuePrefix(
   redis: Redis,
-  options: { prefix: string; redisUrl: string; installation: Installation; takeover: boolean; logger: Logger; waitMs: number | null; onTaken: (error: QueuePrefixTaken) => void },
+  options: {
+    prefix: string;
+    redisUrl: string;
+    installation: Installation;
+    takeover: boolean;
+    logger: Logger;
+    waitMs: number | null;
+    recheckMs?: number;
+    onTaken: (error: QueuePrefixTaken) => void;
+  },
 ): Promise<void> {
   const { logger, prefix, installation } = options;
   let first = true;
+  // QUEUE_PREFIX_TAKEOVER takes the prefix over once, at start: should another installation take
+  // it back later, this process stops instead of taking it again (two would fight for it).
+  let takeover = options.takeover;
   return new Promise<void>((resolve) => {
     const claim = async () => {
       try {
-        const claimed = await claimQueuePrefix(redis, options);
+        const claimed = await claimQueuePrefix(redis, { ...options, takeover });
+        takeover = false;
         const fields = { queue_prefix: prefix, installation_id: installation.id, marker: markerKey(prefix) };
         if (claimed.outcome === "taken_over") {
           logger.warn("queue prefix taken over from another installation (QUEUE_PREFIX_TAKEOVER)", { ...fields, previous_installation_id: claimed.previous.installation_id, previous_database: claimed.previous.database });
@@ -118,6 +136,10 @@ export function guardQueuePrefix(
     };
     redis.on("ready", () => void claim());
     if (redis.status === "ready") void claim();
+    const recheck = setInterval(() => {
+      if (redis.status === "ready") void claim();
+    }, options.recheckMs ?? RECHECK_MS);
+    recheck.unref();
     if (options.waitMs === null) return;
     let waited = false;
     const goOn = () => {

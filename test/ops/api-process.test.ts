@@ -181,6 +181,63 @@ describe("the queue prefix's installation marker in a shared Redis", () => {
     for (const api of [started[0]!, other]) expect((await fetch(`${api.base}/api/v1/me`, { headers: api.headers })).status).toBe(200);
   }, 60_000);
 
+  test("a Redis restarted without its data is marked again as the processes reconnect", async () => {
+    const port = redisServer.port;
+    await redisServer.stop();
+    redisServer = await startPrivateRedis({ port });
+    const check = new Redis(redisServer.url);
+    try {
+      const deadline = Date.now() + 15_000;
+      let marker: string | null = null;
+      while (marker === null && Date.now() < deadline) {
+        marker = await check.get("shared:installation");
+        if (marker === null) await Bun.sleep(100);
+      }
+      expect(JSON.parse(marker ?? "{}")).toMatchObject({ installation_id: await installationOf(started[0]!.database) });
+    } finally {
+      check.disconnect();
+    }
+    // Both of its API processes are still up, and so is the other installation under its own prefix.
+    for (const api of started) expect((await fetch(`${api.base}/api/v1/health`)).status).toBe(200);
+  }, 60_000);
+
+  test("a running process checks again: a marker deleted is written back, a marker taken over stops it", async () => {
+    const { claimQueuePrefix, guardQueuePrefix, QueuePrefixTaken } = await import("../../shared/jobs/queue-prefix-owner.ts");
+    const { createLogger } = await import("../../shared/logger.ts");
+    const prefix = uniquePrefix("guarded");
+    const redis = new Redis(redisServer.url);
+    const other = new Redis(redisServer.url);
+    const taken: Error[] = [];
+    try {
+      await guardQueuePrefix(redis, {
+        prefix,
+        redisUrl: redisServer.url,
+        installation: { id: "ins_GUARDED", database: "guarded" },
+        takeover: false,
+        logger: createLogger("silent"),
+        waitMs: null,
+        recheckMs: 100,
+        onTaken: (error) => taken.push(error),
+      });
+      await other.del(`${prefix}:installation`);
+      const until = async (done: () => Promise<boolean>) => {
+        const deadline = Date.now() + 5000;
+        while (!(await done()) && Date.now() < deadline) await Bun.sleep(50);
+      };
+      await until(async () => (await other.get(`${prefix}:installation`)) !== null);
+      expect(JSON.parse((await other.get(`${prefix}:installation`))!)).toMatchObject({ installation_id: "ins_GUARDED" });
+      expect(taken).toEqual([]);
+      const claimed = await claimQueuePrefix(other, { prefix, redisUrl: redisServer.url, installation: { id: "ins_HEIR", database: "heir" }, takeover: true });
+      expect(claimed.outcome).toBe("taken_over");
+      await until(async () => taken.length > 0);
+      expect(taken[0]).toBeInstanceOf(QueuePrefixTaken);
+      expect(taken[0]!.message).toContain("belongs to another installation (ins_HEIR");
+    } finally {
+      redis.disconnect();
+      other.disconnect();
+    }
+  }, 30_000);
+
   test("QUEUE_PREFIX_TAKEOVER=1 takes the prefix over, and says so", async () => {
     const heir = await startApiProcess({ redisUrl: redisServer.url, prefix: "shared", env: { QUEUE_PREFIX_TAKEOVER: "1" } });
     started.push(heir);
