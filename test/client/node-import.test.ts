@@ -48,4 +48,13 @@ describe("the client in Node.js", () => {
     expect(result.event).toEqual({ id: "evt_node", type: "customer.created" });
     expect(result.tampered).toBe("invalid_signature");
   });
+
+  test("CommonJS: require(\"./client\") from the repository root (Node.js 20.19 and later load the ES module)", async () => {
+    const script = `require("./client").VERSION && new (require("./client").OnboardingClient)({ apiKey: process.env.API_KEY, baseUrl: process.env.BASE_URL }).me().then((me) => console.log(me.org_slug))`;
+    const child = Bun.spawn([node, "-e", script], { cwd: join(import.meta.dir, "../.."), env: { PATH: process.env.PATH ?? "/usr/bin:/bin", BASE_URL: api.base, API_KEY: api.key }, stdout: "pipe", stderr: "pipe" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    clearTimeout(timer);
+    expect({ out: out.trim(), err, code }).toEqual({ out: "acme", err: "", code: 0 });
+  });
 });
