@@ -53,11 +53,22 @@ export function peopleIndex(users: readonly UserView[]) {
 }
 export type People = ReturnType<typeof peopleIndex>;
 
-/** Free text from a row (an address, a URL, a reason), wrapped anywhere so a long one never widens its table. */
-const text = (value: string) => html`<span class="wrap-anywhere">${value}</span>`;
+/**
+ * Free text from a row (an address, a URL, a reason). One with an unbroken run longer than a
+ * column is wide may break anywhere, so it never widens its table; any other wraps between words
+ * as usual (breaking anywhere would also cut `channel_not_found` where room was left).
+ */
+const UNBROKEN = /\S{25,}/;
+const wrapClass = (value: string) => (UNBROKEN.test(value) ? "wrap-anywhere" : null);
+const text = (value: string, muted = false) => {
+  const classes = [muted ? "muted" : null, wrapClass(value)].filter(Boolean).join(" ");
+  return classes ? html`<span class="${classes}">${value}</span>` : value;
+};
 
-const person = (user: UserView, detail: string | null = user.email) =>
-  html`<a href="/admin/users/${user.id}" class="wrap-anywhere">${user.name}</a>${detail ? html` <span class="muted wrap-anywhere">${detail}</span>` : ""}`;
+const person = (user: UserView, detail: string | null = user.email) => {
+  const name = wrapClass(user.name) ? html`<a href="/admin/users/${user.id}" class="wrap-anywhere">${user.name}</a>` : html`<a href="/admin/users/${user.id}">${user.name}</a>`;
+  return detail ? html`${name} ${text(detail, true)}` : name;
+};
 
 /** The onboarding as people know it: its number and its customer. */
 export function deliveryOnboarding(d: DeliveryView): SafeHtml {
@@ -110,3 +121,6 @@ export function auditTarget(e: AuditView, people: People): SafeHtml | string {
   }
   return text(e.targetEndpointUrl ?? e.target);
 }
+
+/** A recorded detail or address, or a dash. */
+export const auditText = (value: string | null) => (value === null ? "—" : text(value));

@@ -1,6 +1,6 @@
 import { html } from "../html.ts";
 import { notice, page, pager, table, when, type Notice } from "../layout.ts";
-import { auditActor, AUDIT_ACTIONS, auditTarget, DELIVERY_KINDS, deliveryOnboarding, deliveryReason, deliveryTarget, labelled, type People } from "./report-words.ts";
+import { auditActor, AUDIT_ACTIONS, auditTarget, auditText, DELIVERY_KINDS, deliveryOnboarding, deliveryReason, deliveryTarget, labelled, type People } from "./report-words.ts";
 import type { ActivityView, AuditView, DeliveryView, KeyView, SessionView } from "../admin-area.store.ts";
 
 export const DELIVERY_STATUSES = ["sending", "sent", "skipped", "failed"] as const;
@@ -78,7 +78,7 @@ ${table(
   ["When", "Who", "What", "Target", "Detail", "From"],
   rows.map(
     (e) =>
-      html`<tr><td>${when(e.at)}</td><td>${auditActor(e, people)}</td><td>${labelled(AUDIT_ACTIONS, e.action)}</td><td>${auditTarget(e, people)}</td><td><span class="wrap-anywhere">${e.detail ?? "—"}</span></td><td><span class="wrap-anywhere">${e.address ?? "—"}</span></td></tr>`,
+      html`<tr><td>${when(e.at)}</td><td>${auditActor(e, people)}</td><td>${labelled(AUDIT_ACTIONS, e.action)}</td><td>${auditTarget(e, people)}</td><td>${auditText(e.detail)}</td><td>${auditText(e.address)}</td></tr>`,
   ),
   "No entries yet.",
 )}
