@@ -23,6 +23,12 @@ afterAll(async () => {
 });
 afterEach(() => proxy?.stop());
 
+/** Waits until the proxy has passed on `n` requests. */
+async function waitForExchanges(n: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (proxy.exchanges.filter((e) => e.request !== "").length < n && Date.now() < deadline) await Bun.sleep(2);
+}
+
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 async function throughProxy(options: { maxRetries?: number; timeoutMs?: number; apiKey?: string } = {}) {
@@ -143,6 +149,33 @@ describe("retries keep one Idempotency-Key", () => {
     expect(served!.sentAt - busy!.answeredAt!).toBeGreaterThanOrEqual(Number(rawHeader(busy!.answer, "retry-after")) * 1000);
     expect(rawHeader(served!.request, "idempotency-key")).toBe(rawHeader(busy!.request, "idempotency-key")!);
     expect(await api.count("customers", "name = ?", "Busy Day Co")).toBe(1);
+  });
+
+  test("409 idempotency_key_in_use (the same key still running) is retried after its Retry-After and answers the one record", async () => {
+    const client = await throughProxy();
+    const release = await holdCustomersLock(); // the first request stays in flight, waiting for the lock
+    const key = `in-use-${crypto.randomUUID()}`;
+    let answers: Awaited<ReturnType<typeof client.customers.create>>[];
+    try {
+      const first = client.customers.create({ name: "In Use Co" }, { idempotencyKey: key });
+      await waitForExchanges(1);
+      const second = client.customers.create({ name: "In Use Co" }, { idempotencyKey: key });
+      const deadline = Date.now() + 10_000;
+      while (!proxy.exchanges.some((e) => rawStatus(e.answer) === 409) && Date.now() < deadline) await Bun.sleep(5);
+      await release();
+      answers = await Promise.all([first, second]);
+    } finally {
+      await release();
+    }
+    const inUse = proxy.exchanges.find((e) => rawStatus(e.answer) === 409)!;
+    expect(inUse.answer).toContain('"code":"idempotency_key_in_use"');
+    expect(rawHeader(inUse.answer, "retry-after")).toBe("1");
+    const retried = proxy.exchanges.filter((e) => e.sentAt > inUse.answeredAt!);
+    expect(retried.length).toBeGreaterThanOrEqual(1);
+    expect(Math.min(...retried.map((e) => e.sentAt)) - inUse.answeredAt!).toBeGreaterThanOrEqual(1000);
+    expect(proxy.exchanges.every((e) => rawHeader(e.request, "idempotency-key") === key)).toBe(true);
+    expect(answers[1]!.id).toBe(answers[0]!.id);
+    expect(await api.count("customers", "name = ?", "In Use Co")).toBe(1);
   });
 
   test("nothing listens: connection refused on every attempt, with backoff between them", async () => {
