@@ -24,6 +24,7 @@ export interface FollowOptions {
  * `cursor` is where to resume so that nothing yielded so far is missed: it moves to a page's
  * `next_cursor` as the page's last event is yielded, so store it after handling an event and a
  * restart (`follow({ after: stored })`) sees again at most the rest of one page, never less.
+ * Iterate it once: a second loop over the same feed would share (and move) its cursor.
  */
 export declare class EventFeed implements AsyncIterable<Event> {
     private readonly transport;

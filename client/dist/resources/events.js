@@ -7,6 +7,7 @@ import { segment } from "./path.js";
  * `cursor` is where to resume so that nothing yielded so far is missed: it moves to a page's
  * `next_cursor` as the page's last event is yielded, so store it after handling an event and a
  * restart (`follow({ after: stored })`) sees again at most the rest of one page, never less.
+ * Iterate it once: a second loop over the same feed would share (and move) its cursor.
  */
 export class EventFeed {
     transport;
