@@ -1,0 +1,189 @@
+/**
+ * `bun bench/create-shapes.ts [--seconds=N] [--rounds=N] [--callers=N]`: what a keyed create
+ * costs PostgreSQL and Bun's client in four shapes, without HTTP or the service's code, so the
+ * database's share of #26's create target can be told from the rest. Each shape writes what
+ * the contract asks of a create (the Idempotency-Key's claim and stored response, the display
+ * id from the workspace's sequence row, the onboarding, its `onboarding.created` event at the
+ * workspace's next feed position, the activity entry), except `bare`, which is the baseline
+ * server's one INSERT. 32 callers (a pool of 10, as the API's), ten workspaces, alternated
+ * shape by shape for `rounds` rounds; prints creates/s, CPU of this process per create, and
+ * the ratio to `bare` of the same round.
+ *
+ * - `bare`: one INSERT … SELECT (bench/baseline-postgres-server.ts).
+ * - `awaited`: the service's statements before #26, each awaited: BEGIN, claim, customer,
+ *   endpoints, sequence, insert, positions, events, activity, stored response, COMMIT.
+ * - `pipelined`: the same statements, the writes sent without waiting (`Statement.send`), as
+ *   the service runs them since #26.
+ * - `one statement`: everything in one data-modifying CTE, in autocommit: the design a create
+ *   at ≥ 0.5 × bare would need (the response's display id and created_at are filled into the
+ *   stored body and the event by the statement itself).
+ */
+import { SQL } from "bun";
+import { openDatabase } from "../shared/db/client.ts";
+import { newId } from "../shared/ids.ts";
+import { copyToFreshPostgres } from "./lib/postgres.ts";
+import { seedWorkspaces } from "./lib/seed.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
+const seconds = arg("seconds", 5);
+const rounds = arg("rounds", 3);
+const callers = arg("callers", 32);
+
+const dir = mkdtempSync(join(tmpdir(), "create-shapes-"));
+const seedDb = openDatabase(join(dir, "seed.sqlite"));
+const keys = seedWorkspaces(seedDb, { orgs: 10, keysPerOrg: 10, onboardings: 0 });
+const pg = await copyToFreshPostgres(seedDb, `shapes_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`);
+seedDb.$client.close();
+const sql = new SQL({ url: pg.url, max: 10 });
+
+const COLUMNS = `id, org_id, customer_id, display_id, phase, state, started_at, waiting_on_customer, reminder_email, reminder_slack,
+  reminder_frequency_days, created_at, updated_at, phase_entered_at, sla_suspended_micros, last_changed_mode`;
+let serial = 0;
+/** The API key's id as the stored claim and entry carry it (the seed answers keys only; nothing joins on it here). */
+const keyIdOf = (k: (typeof keys)[number]) => `key_${k.key.slice(-16)}`;
+/** One create's inputs, as the service would have them after validation. */
+function input() {
+  const k = keys[serial++ % keys.length]!;
+  const at = Date.now() * 1000;
+  return { k, at, id: newId("onb"), eventId: newId("evt"), requestId: newId("req"), idem: `shape-${serial}-${Math.random()}` };
+}
+/** The response body as the service builds it, with the two values only the sequence row knows left as tokens. */
+const bodyOf = (id: string, customerId: string) =>
+  JSON.stringify({ object: "onboarding", id, display_id: "@@display_id@@", customer_id: customerId, phase: "before_getting_started", state: "active", created_at: "@@created_at@@" });
+
+type Shape = () => Promise<unknown>;
+const shapes: Record<string, Shape> = {
+  bare: async () => {
+    const { k, at, id } = input();
+    await sql.unsafe(
+      `INSERT INTO onboardings (${COLUMNS}) SELECT $1, org_id, id, $2, 'before_getting_started', 'active', $3, false, true, true, 1, $3, $3, $3, 0, 'live' FROM customers WHERE id = $4 RETURNING *`,
+      [id, 10_000_000 + serial, at, k.customerId],
+    );
+  },
+  awaited: () => stepwise(false),
+  pipelined: () => stepwise(true),
+  "one statement": async () => {
+    const { k, at, id, eventId, requestId, idem } = input();
+    const body = bodyOf(id, k.customerId);
+    // A second request with the key fails the claim's primary key and writes nothing (the whole
+    // statement is one): the service would then read the stored response and replay it.
+    await sql.unsafe(
+      `WITH customer AS (SELECT id, org_id FROM customers WHERE id = $1 AND deleted_at IS NULL),
+       seq AS (
+         INSERT INTO sequences (org_id, kind, last_display_id, last_created_at) SELECT org_id, 'onboarding', 1, $2 FROM customer
+         ON CONFLICT (org_id, kind) DO UPDATE SET last_display_id = sequences.last_display_id + 1,
+           last_created_at = CASE WHEN excluded.last_created_at > sequences.last_created_at THEN excluded.last_created_at ELSE sequences.last_created_at + 1 END
+         RETURNING org_id, last_display_id, last_created_at),
+       filled AS (SELECT org_id, last_display_id, last_created_at,
+         replace(replace($3, '"@@display_id@@"', last_display_id::text), '"@@created_at@@"', '"' || last_created_at::text || '"') AS body FROM seq),
+       claim AS (
+         INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at, completed_at, response_status, response_body)
+         SELECT $4, $5, 'fingerprint', $2, $2, $2, 201, body FROM filled),
+       onboarding AS (
+         INSERT INTO onboardings (${COLUMNS}) SELECT $6, org_id, $1, last_display_id, 'before_getting_started', 'active', last_created_at, false, true, true, 1,
+           last_created_at, last_created_at, last_created_at, 0, 'live' FROM filled),
+       position AS (
+         INSERT INTO event_positions (org_id, last_position) SELECT org_id, 1 FROM filled
+         ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + 1 RETURNING last_position),
+       event AS (
+         INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at)
+         SELECT filled.org_id, position.last_position, $7, 'onboarding.created', $6, true, 'api_key', 'bench', $8, $5, '{"object":' || filled.body || '}', $2 FROM filled, position),
+       activity AS (
+         INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
+         SELECT $8, org_id, $4, 'bench', 'POST', '/api/v1/onboardings', 201, '127.0.0.1', 1.5, $2 FROM filled)
+       SELECT body FROM filled`,
+      [k.customerId, at, body, keyIdOf(k), idem, id, eventId, requestId],
+    );
+  },
+};
+
+/** The service's create, statement by statement; `pipelined` sends the writes without waiting. */
+async function stepwise(pipelined: boolean): Promise<void> {
+  const { k, at, id, eventId, requestId, idem } = input();
+  await sql.begin(async (tx) => {
+    const pending: Promise<unknown>[] = [];
+    const write = async (text: string, values: unknown[]) => {
+      const query = tx.unsafe(text, values);
+      if (pipelined) pending.push(query);
+      else await query;
+    };
+    await tx.unsafe(`INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at) VALUES ($1, $2, 'fingerprint', $3, $3) ON CONFLICT DO NOTHING`, [keyIdOf(k), idem, at]);
+    const [customer] = await tx.unsafe(`SELECT id, org_id FROM customers WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL`, [k.orgId, k.customerId]);
+    await tx.unsafe(`SELECT id, enabled_events FROM webhook_endpoints WHERE org_id = $1 AND status = 'enabled'`, [k.orgId]);
+    const [seq] = await tx.unsafe(
+      `INSERT INTO sequences (org_id, kind, last_display_id, last_created_at) VALUES ($1, 'onboarding', 1, $2)
+       ON CONFLICT (org_id, kind) DO UPDATE SET last_display_id = sequences.last_display_id + 1,
+         last_created_at = CASE WHEN excluded.last_created_at > sequences.last_created_at THEN excluded.last_created_at ELSE sequences.last_created_at + 1 END
+       RETURNING last_display_id, last_created_at`,
+      [k.orgId, at],
+    );
+    const created = Number(seq.last_created_at);
+    const body = bodyOf(id, customer.id).replace('"@@display_id@@"', String(seq.last_display_id)).replace("@@created_at@@", String(created));
+    await write(
+      `INSERT INTO onboardings (${COLUMNS}) VALUES ($1, $2, $3, $4, 'before_getting_started', 'active', $5, false, true, true, 1, $5, $5, $5, 0, 'live')`,
+      [id, k.orgId, k.customerId, seq.last_display_id, created],
+    );
+    if (pipelined) {
+      await write(`INSERT INTO event_positions (org_id, last_position) VALUES ($1, 1) ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + 1`, [k.orgId]);
+      await write(
+        `INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at)
+         VALUES ($1, (SELECT last_position FROM event_positions WHERE org_id = $1), $2, 'onboarding.created', $3, true, 'api_key', 'bench', $4, $5, $6, $7)`,
+        [k.orgId, eventId, id, requestId, idem, `{"object":${body}}`, at],
+      );
+    } else {
+      const [position] = await tx.unsafe(
+        `INSERT INTO event_positions (org_id, last_position) VALUES ($1, 1) ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + 1 RETURNING last_position`,
+        [k.orgId],
+      );
+      await write(
+        `INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at)
+         VALUES ($1, $2, $3, 'onboarding.created', $4, true, 'api_key', 'bench', $5, $6, $7, $8)`,
+        [k.orgId, position.last_position, eventId, id, requestId, idem, `{"object":${body}}`, at],
+      );
+    }
+    await write(
+      `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES ($1, $2, $3, 'bench', 'POST', '/api/v1/onboardings', 201, '127.0.0.1', 1.5, $4)`,
+      [requestId, k.orgId, keyIdOf(k), at],
+    );
+    await write(`UPDATE idempotency_keys SET completed_at = $1, response_status = 201, response_body = $2 WHERE api_key_id = $3 AND key = $4`, [at, body, keyIdOf(k), idem]);
+    await Promise.all(pending);
+  });
+}
+
+/** `callers` loops calling `shape` for `seconds`; creates per second and this process's CPU per create. */
+async function load(shape: Shape): Promise<{ rate: number; cpu: number }> {
+  const until = performance.now() + seconds * 1000;
+  let done = 0;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (performance.now() < until) {
+        await shape();
+        done++;
+      }
+    }),
+  );
+  const used = process.cpuUsage(cpu);
+  return { rate: (done * 1000) / (performance.now() - started), cpu: (used.user + used.system) / done };
+}
+
+try {
+  for (const shape of Object.values(shapes)) await shape(); // warm: statements prepared, rows present
+  console.log(`creates with ${callers} callers, a pool of 10, ten workspaces, ${seconds} s per shape, ${rounds} rounds`);
+  for (let round = 1; round <= rounds; round++) {
+    let bare = 0;
+    for (const [name, shape] of Object.entries(shapes)) {
+      const { rate, cpu } = await load(shape);
+      if (name === "bare") bare = rate;
+      console.log(`round ${round}  ${name.padEnd(14)} ${Math.round(rate).toString().padStart(6)} creates/s  ${cpu.toFixed(0).padStart(5)} µs CPU each  ratio ${(rate / bare).toFixed(2)}`);
+    }
+  }
+} finally {
+  await sql.close();
+  await pg.drop();
+  rmSync(dir, { recursive: true, force: true });
+}
