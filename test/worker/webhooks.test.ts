@@ -113,6 +113,8 @@ describe("webhook deliveries", () => {
     await waitFor(() => deliveredTo("/limited").length === 2, "the try after Retry-After");
     const [tried, again] = deliveredTo("/limited");
     expect(again!.at - tried!.at).toBeGreaterThanOrEqual(900);
+    // The receiver answers before the worker records the attempt: wait for the record too.
+    await waitFor(async () => (await attempts(hook.id)).length === 2, "the second attempt recorded");
     expect((await attempts(hook.id)).map((a) => a.status_code)).toEqual([200, 429]);
   });
 
