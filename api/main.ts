@@ -2,9 +2,7 @@ import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { describeDatabase, openDatabaseOrExit } from "../shared/db/open.ts";
-import { run } from "../shared/db/flow.ts";
-import { installationId } from "../shared/installation.store.ts";
-import { databaseLabel, guardQueuePrefix } from "../shared/jobs/queue-prefix-owner.ts";
+import { guardInstallationPrefix } from "../shared/jobs/queue-prefix-owner.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createApp } from "./app.ts";
@@ -29,21 +27,14 @@ redis.once("ready", () => void checkEvictionPolicy(redis, logger));
 
 // Another installation's queues under this prefix stop the start; found later (Redis was away
 // at start), they stop the process. A Redis silent for 3 s is checked once it answers.
-const installation = { id: await run(installationId(database, systemClock)), database: databaseLabel(config.database) };
 let listening = false;
-await guardQueuePrefix(redis, {
-  prefix: config.queuePrefix,
-  redisUrl: config.redisUrl,
-  installation,
-  takeover: config.queuePrefixTakeover,
+const installation = await guardInstallationPrefix(redis, {
+  database,
+  clock: systemClock,
+  config,
   logger,
   waitMs: 3000,
-  onTaken: (error) => {
-    logger.error("queue prefix belongs to another installation: stopping", { queue_prefix: config.queuePrefix, installation_id: installation.id, reason: error.message });
-    console.error(`Configuration error: ${error.message}`);
-    if (listening) void shutdown("queue prefix taken", 78);
-    else process.exit(78);
-  },
+  stop: (exitCode) => (listening ? void shutdown("queue prefix taken", exitCode) : process.exit(exitCode)),
 });
 
 const { app, close } = await createApp({

@@ -2,9 +2,7 @@ import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { openDatabaseOrExit } from "../shared/db/open.ts";
-import { run } from "../shared/db/flow.ts";
-import { installationId } from "../shared/installation.store.ts";
-import { databaseLabel, guardQueuePrefix } from "../shared/jobs/queue-prefix-owner.ts";
+import { guardInstallationPrefix } from "../shared/jobs/queue-prefix-owner.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createMailer } from "./mailer.ts";
@@ -19,21 +17,14 @@ reportOutages(connection, logger, "worker");
 connection.once("ready", () => void checkEvictionPolicy(connection, logger));
 
 // No job is taken before the queue prefix is known to be this installation's (see api/main.ts).
-const installation = { id: await run(installationId(database, systemClock)), database: databaseLabel(config.database) };
 let working = false;
-await guardQueuePrefix(connection, {
-  prefix: config.queuePrefix,
-  redisUrl: config.redisUrl,
-  installation,
-  takeover: config.queuePrefixTakeover,
+const installation = await guardInstallationPrefix(connection, {
+  database,
+  clock: systemClock,
+  config,
   logger,
   waitMs: null,
-  onTaken: (error) => {
-    logger.error("queue prefix belongs to another installation: stopping", { queue_prefix: config.queuePrefix, installation_id: installation.id, reason: error.message });
-    console.error(`Configuration error: ${error.message}`);
-    if (working) void shutdown("queue prefix taken", 78);
-    else process.exit(78);
-  },
+  stop: (exitCode) => (working ? void shutdown("queue prefix taken", exitCode) : process.exit(exitCode)),
 });
 
 const worker = createWorker({

@@ -1,8 +1,12 @@
 import type { Redis } from "ioredis";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
-import { redactPassword, type DatabaseConfig } from "../config.ts";
+import type { Clock } from "../clock.ts";
+import { redactPassword, type Config, type DatabaseConfig } from "../config.ts";
+import type { Database } from "../db/database.ts";
+import { run } from "../db/flow.ts";
 import { describeDatabase } from "../db/open.ts";
+import { installationId } from "../installation.store.ts";
 import type { Logger } from "../logger.ts";
 
 /**
@@ -152,4 +156,32 @@ export function guardQueuePrefix(
     redis.once("error", goOn);
     setTimeout(goOn, options.waitMs).unref();
   });
+}
+
+/**
+ * What the API and the worker do at start: find this installation (its id, kept in its
+ * database), guard the queue prefix for it (`guardQueuePrefix`), and answer it for their
+ * log lines. A prefix another installation holds is logged and handed to `stop` with exit
+ * code 78 (EX_CONFIG): the process exits at once, or drains first once it serves.
+ */
+export async function guardInstallationPrefix(
+  redis: Redis,
+  options: { database: Database; clock: Clock; config: Pick<Config, "database" | "queuePrefix" | "queuePrefixTakeover" | "redisUrl">; logger: Logger; waitMs: number | null; stop: (exitCode: number) => void },
+): Promise<Installation> {
+  const { config, logger } = options;
+  const installation = { id: await run(installationId(options.database, options.clock)), database: databaseLabel(config.database) };
+  await guardQueuePrefix(redis, {
+    prefix: config.queuePrefix,
+    redisUrl: config.redisUrl,
+    installation,
+    takeover: config.queuePrefixTakeover,
+    logger,
+    waitMs: options.waitMs,
+    onTaken: (error) => {
+      logger.error("queue prefix belongs to another installation: stopping", { queue_prefix: config.queuePrefix, installation_id: installation.id, reason: error.message });
+      console.error(`Configuration error: ${error.message}`);
+      options.stop(78);
+    },
+  });
+  return installation;
 }
