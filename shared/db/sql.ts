@@ -173,7 +173,7 @@ export function insertRows<R>(
           const rowNames = sized[i]!;
           for (let c = 0; c < columns.length; c++) params[rowNames[c]!] = read(row, columns[c]!);
         }
-        written += (yield* write(bySize.get(size)!, params)) ?? size;
+        written += (yield* write(bySize.get(size)!, params)) ?? 0;
         from += size;
       }
     }
