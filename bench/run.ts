@@ -17,7 +17,7 @@ import { newId } from "../shared/ids.ts";
 import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 import { startSlackStandIn } from "../test/support/slack-stand-in.ts";
 import { measureLatency, runLoad, runSteady, type LoadRequest, type LoadResult } from "./lib/load.ts";
-import { cpuSeconds, residentMb, startBun, stop, waitForHttp } from "./lib/processes.ts";
+import { cpuSeconds, postgresCpuSeconds, residentMb, startBun, stop, waitForHttp } from "./lib/processes.ts";
 import { benchPostgresServer, seedPostgres } from "./lib/postgres.ts";
 import { seedOnboardings, seedWorkspaces, type SeededKey } from "./lib/seed.ts";
 
@@ -186,8 +186,9 @@ const problems = (r: LoadResult) => (r.non2xx || r.errors ? `  (non-2xx ${r.non2
  * load generator) spent in it, in µs per answered request. On two shared cores these say where
  * the machine's time went, which throughput alone does not: a ratio compares whole machines.
  */
-async function measured(load: () => Promise<LoadResult>, pids: number[]): Promise<LoadResult & { cpuMicros: number[]; loadCpuMicros: number }> {
+async function measured(load: () => Promise<LoadResult>, pids: number[]): Promise<LoadResult & { cpuMicros: number[]; loadCpuMicros: number; postgresCpuMicros: number }> {
   const before = pids.map(cpuSeconds);
+  const postgresBefore = onPostgres ? postgresCpuSeconds() : 0;
   const ownBefore = process.cpuUsage();
   const result = await load();
   const own = process.cpuUsage(ownBefore);
@@ -196,12 +197,13 @@ async function measured(load: () => Promise<LoadResult>, pids: number[]): Promis
     ...result,
     cpuMicros: pids.map((pid, i) => ((cpuSeconds(pid) - before[i]!) * 1e6) / requests),
     loadCpuMicros: (own.user + own.system) / requests,
+    postgresCpuMicros: onPostgres ? ((postgresCpuSeconds() - postgresBefore) * 1e6) / requests : 0,
   };
 }
 const µs = (v: number) => v.toFixed(1);
 const cpuLine = (a: Awaited<ReturnType<typeof measured>>, b?: Awaited<ReturnType<typeof measured>>) =>
-  `µs per request: API ${µs(a.cpuMicros[0]!)}, worker ${µs(a.cpuMicros[1]!)}, Redis ${µs(a.cpuMicros[2]!)}, load generator ${µs(a.loadCpuMicros)}` +
-  (b ? `; bare server ${µs(b.cpuMicros[0]!)}, load generator ${µs(b.loadCpuMicros)}` : "");
+  `µs per request: API ${µs(a.cpuMicros[0]!)}, worker ${µs(a.cpuMicros[1]!)}, Redis ${µs(a.cpuMicros[2]!)}${onPostgres ? `, PostgreSQL ${µs(a.postgresCpuMicros)}` : ""}, load generator ${µs(a.loadCpuMicros)}` +
+  (b ? `; bare server ${µs(b.cpuMicros[0]!)}${onPostgres ? `, PostgreSQL ${µs(b.postgresCpuMicros)}` : ""}, load generator ${µs(b.loadCpuMicros)}` : "");
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const summary: string[] = [];
 /** The service's median read throughput, when `read` ran: `read-tail` drives half of it. */

@@ -45,10 +45,13 @@ export function createApiKeyStore(sql: Sql, transaction: Transaction) {
     },
     /** A workspace's slug and name: never change, so callers may keep them. */
     workspace: (orgId: string) => identity.get({ id: orgId }),
-    /** Adds a flush's counts in one transaction: concurrent flushes of other processes add up. */
+    /**
+     * Adds a flush's counts in one transaction: concurrent flushes of other processes add up.
+     * The updates are sent without waiting (one round trip for the batch on PostgreSQL).
+     */
     addUsage: (batch: Iterable<[keyId: string, usage: KeyUsageDelta]>): Flow<void> =>
       transaction(function* () {
-        for (const [keyId, usage] of batch) yield* addUsage.run({ keyId, ...usage });
+        for (const [keyId, usage] of batch) yield* addUsage.send({ keyId, ...usage });
       }),
   };
 }

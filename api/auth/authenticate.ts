@@ -1,4 +1,4 @@
-import type { Flow } from "../../shared/db/flow.ts";
+import { run, step, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
 import type { ApiStores } from "../stores.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";
@@ -32,22 +32,57 @@ const MAX_CACHED_KEYS = 10_000;
 type Known = { actor: Actor; revokedPrefix: null } | { actor: null; revokedPrefix: string };
 
 /**
+ * A read whose answer is never older than its caller: `fresh()` answers what a read *sent after
+ * the call began* found. A plain answer (SQLite, read on the spot) is that already. Promised
+ * answers (PostgreSQL) are shared: while one read is out, whoever calls waits for the next one,
+ * sent the moment the one out returns, and every such caller gets its answer. A read already
+ * out when a caller came may have been answered from before the caller's time, so it is never
+ * handed to that caller. Under load one statement serves every request of a round trip instead
+ * of one statement each; alone, a caller waits for one read as before.
+ */
+export function freshReads<T>(read: () => MaybePromise<T>): () => MaybePromise<T> {
+  let out: Promise<T> | undefined;
+  let next: Promise<T> | undefined;
+  const ignore = () => {};
+  function send(): MaybePromise<T> {
+    const answer = read();
+    if (!(answer instanceof Promise)) return answer;
+    // Registered first, so `out` is cleared before the callers waiting for the next read send it.
+    const sent: Promise<T> = answer.finally(() => {
+      if (out === sent) out = undefined;
+    });
+    out = sent;
+    return sent;
+  }
+  return () => {
+    if (out === undefined) return send();
+    return (next ??= out.then(ignore, ignore).then(() => {
+      next = undefined;
+      return send();
+    }));
+  };
+}
+
+/**
  * Finds the calling key by its SHA-256. Keys already seen are kept in memory by that hash,
- * with the answer (the actor, or "revoked"); every request first reads the one-row
+ * with the answer (the actor, or "revoked"); every request first learns the one-row
  * `auth_revision`, which triggers bump on any change to a key's identity, and a new revision
  * empties the cache. So a revocation holds from the very next request in every process, as
- * with a lookup per request, for the price of a one-row read. The workspace's identity (id,
- * slug, name) never changes, so it is read once per workspace and kept.
+ * with a lookup per request. The revision a request uses is read after the request arrived
+ * (`freshReads`): a revocation committed before then is seen, and on PostgreSQL the requests
+ * of one round trip share one read. The workspace's identity (id, slug, name) never changes,
+ * so it is read once per workspace and kept.
  */
 export function createAuthenticator(store: ApiStores["apiKeys"]) {
   const workspaces = new Map<string, { slug: string; name: string }>();
   const known = new Map<string, Known>();
   let knownAt = -1;
+  const currentRevision = freshReads(() => run(store.revision()));
 
   return function* authenticate(header: string | null): Flow<Actor> {
     const key = parseAuthorization(header);
     if (!KEY_PATTERN.test(key)) throw invalidKey(key);
-    const revision = yield* store.revision();
+    const revision = yield* step(currentRevision);
     if (revision !== knownAt) {
       known.clear();
       knownAt = revision;

@@ -40,8 +40,17 @@ export function toCustomerResource(row: CustomerRow): CustomerResource {
   };
 }
 
-export function* findCustomer(store: CustomerStore, orgId: string, ref: string | number, field?: string): Flow<CustomerRow> {
-  const row = yield* findByRef(ref, (id) => store.byId(orgId, id), (n) => store.byDisplayId(orgId, n));
+/**
+ * The customer `ref` names in the workspace, or not_found (on `field` when given). Inside a
+ * transaction it is locked until the end: for a change of it (or of its contacts, whose one
+ * primary it guards), or, with `use: "reference"`, only kept from changing or going while a new
+ * record under it is written (other such creates go on beside).
+ */
+export function* findCustomer(store: CustomerStore, orgId: string, ref: string | number, field?: string, use: "change" | "reference" = "change"): Flow<CustomerRow> {
+  const row =
+    use === "change"
+      ? yield* findByRef(ref, (id) => store.byId(orgId, id), (n) => store.byDisplayId(orgId, n))
+      : yield* findByRef(ref, (id) => store.referencedById(orgId, id), (n) => store.referencedByDisplayId(orgId, n));
   if (!row) {
     const error = notFound("customer", String(ref));
     throw field ? new DomainError(error.code, error.message, field) : error;

@@ -46,6 +46,29 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/**
+ * CPU seconds of every PostgreSQL server process on this machine (postmaster, backends,
+ * WAL writer, checkpointer…): what the database spent on a load run, for the accounting
+ * beside the API's own. Processes that ended during the run are not counted (none do: the
+ * pools keep their connections).
+ */
+export function postgresCpuSeconds(): number {
+  const { readdirSync, readFileSync } = require("node:fs") as typeof import("node:fs");
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return total;
+}
+
 export async function stop(child: Subprocess): Promise<void> {
   child.kill("SIGTERM");
   await Promise.race([child.exited, Bun.sleep(12_000)]);

@@ -43,9 +43,15 @@ export function seedOnboardings(db: Db, orgId: string, customerId: string, count
   return ids;
 }
 
-/** Workspaces, each with one customer, `onboardings` onboardings and `keysPerOrg` paid keys. */
+/**
+ * Workspaces, each with one customer, `onboardings` onboardings and `keysPerOrg` paid keys.
+ * The keys come back interleaved, workspace by workspace (key i is of workspace i % orgs): a
+ * load that takes keys in turn (`pick(keys, n)`) has its concurrent requests spread over every
+ * workspace, as many integrations calling at once would. In workspace order, the 32 requests in
+ * flight all fell into one workspace and its creates queued on its sequence row.
+ */
 export function seedWorkspaces(db: Db, options: { orgs: number; keysPerOrg: number; onboardings: number; prefix?: string }): SeededKey[] {
-  const keys: SeededKey[] = [];
+  const byWorkspace: SeededKey[][] = [];
   for (let o = 0; o < options.orgs; o++) {
     const orgId = newId("org");
     const customerId = newId("cus");
@@ -64,6 +70,8 @@ export function seedWorkspaces(db: Db, options: { orgs: number; keysPerOrg: numb
       db.$client.run("INSERT INTO sequences (org_id, kind, last_display_id, last_created_at) VALUES (?, 'customer', 1, ?)", [orgId, BASE_MICROS]);
     });
     const onboardingIds = seedOnboardings(db, orgId, customerId, options.onboardings);
+    const keys: SeededKey[] = [];
+    byWorkspace.push(keys);
     writeTransaction(db, () => {
       for (let k = 0; k < options.keysPerOrg; k++) {
         const { key, prefix, hash } = generateApiKey("live");
@@ -75,5 +83,5 @@ export function seedWorkspaces(db: Db, options: { orgs: number; keysPerOrg: numb
       }
     });
   }
-  return keys;
+  return Array.from({ length: options.keysPerOrg * options.orgs }, (_, i) => byWorkspace[i % options.orgs]![Math.floor(i / options.orgs)]!);
 }

@@ -52,8 +52,14 @@ export interface Statement<R> {
  *   nothing is added there. Outside a transaction (a GET) the read takes no lock.
  * - `skip-locked`: the same, but rows another transaction holds are passed over (PostgreSQL
  *   `FOR UPDATE SKIP LOCKED`): work queues read by several processes.
+ * - `share`: the rows read cannot change or go until the transaction ends, but other
+ *   transactions may read them with `share` meanwhile (PostgreSQL `FOR SHARE`): a parent that
+ *   a new child refers to (a customer under its new onboarding), so creates under one parent
+ *   do not queue one behind the other while a change of the parent (`update`) still waits for
+ *   them all. A transaction that holds `share` must not go on to change the row (two of them
+ *   would deadlock).
  */
-export type Lock = "update" | "skip-locked";
+export type Lock = "update" | "skip-locked" | "share";
 
 /**
  * A unique index whose refusal of a write is a domain answer, not a failure: two requests that
@@ -408,7 +414,7 @@ export function numberParameters(text: string): { text: string; names: string[] 
   return { text: numbered, names };
 }
 
-const LOCK_CLAUSE: Record<Lock, string> = { update: " FOR UPDATE", "skip-locked": " FOR UPDATE SKIP LOCKED" };
+const LOCK_CLAUSE: Record<Lock, string> = { update: " FOR UPDATE", "skip-locked": " FOR UPDATE SKIP LOCKED", share: " FOR SHARE" };
 
 export function postgresSql(pool: PgExecutor, context: () => PgContext | undefined, afterCommit: (fn: () => void) => void): Sql {
   return {

@@ -139,6 +139,47 @@ describe.skipIf(!server)("PostgreSQL adapters under concurrency from two process
     expect(marks.filter(Boolean)).toHaveLength(1);
   });
 
+  test("creates under one customer share its row (FOR SHARE); a change of the customer waits for them all", async () => {
+    const customersA = createCustomerStore(on(a).sql);
+    const customersB = createCustomerStore(on(b).sql);
+    await run(customersA.insert({ id: "cus_shared", orgId: ORG, displayId: 9_001, name: "Shared", slug: "shared", domain: null, status: "onboarding", metadata: "{}", createdAt: 1, updatedAt: 1 }));
+    const order: string[] = [];
+    /** A transaction that reads the customer as a create under it does, then holds it until `release`. */
+    const holdAsReference = (db: PgDb, store: typeof customersA, name: string) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let read!: () => void;
+      const readDone = new Promise<void>((resolve) => (read = resolve));
+      const done = pgTransaction(db.$client, async () => {
+        expect((await run(store.referencedById(ORG, "cus_shared")))?.id).toBe("cus_shared");
+        order.push(`${name} read`);
+        read();
+        await released;
+        order.push(`${name} commits`);
+      });
+      return { readDone, release, done };
+    };
+    const first = holdAsReference(a, customersA, "create 1");
+    await first.readDone;
+    // A second create under the customer is not held up by the first.
+    const second = holdAsReference(b, customersB, "create 2");
+    await second.readDone;
+    // A change of the customer (its deletion reads it so) waits for both creates to end.
+    const change = pgTransaction(b.$client, async () => {
+      await run(customersB.byId(ORG, "cus_shared"));
+      order.push("change read");
+    });
+    await Bun.sleep(150);
+    expect(order).toEqual(["create 1 read", "create 2 read"]);
+    first.release();
+    await first.done;
+    await Bun.sleep(100);
+    expect(order).not.toContain("change read");
+    second.release();
+    await Promise.all([second.done, change]);
+    expect(order).toEqual(["create 1 read", "create 2 read", "create 1 commits", "create 2 commits", "change read"]);
+  });
+
   test("a deadlock is retried: both transactions commit", async () => {
     await a.insert(schema.loginFailures).values([{ bucket: "x", windowStartedAt: 0, failures: 0 }, { bucket: "y", windowStartedAt: 0, failures: 0 }]);
     const bump = (db: PgDb, first: string, second: string) =>
