@@ -46,8 +46,8 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   let refusals = new Map<string, ActivityEntry & { repeat_count: number }>();
   let refusalSecond = -1;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  /** A flush still waiting on PostgreSQL, for `drain`. */
-  let writing: Promise<void> | undefined;
+  /** Flushes still waiting on PostgreSQL (a timer's flush may be out when `drain` starts another), for `drain`. */
+  const writing = new Set<Promise<void>>();
 
   /** Moves refusals of seconds that are over (all of them with `all`) into the buffer. */
   function closeRefusals(all: boolean): void {
@@ -82,10 +82,8 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
             () => {},
             () => hold(entries),
           )
-          .finally(() => {
-            if (writing === pending) writing = undefined;
-          });
-        writing = pending;
+          .finally(() => writing.delete(pending));
+        writing.add(pending);
       }
     } catch (error) {
       // Another process holds SQLite's write lock, or the disk is full: kept, and tried again.
@@ -146,7 +144,7 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
     /** Writes everything held, this second's refusals included (shutdown). */
     async drain(): Promise<void> {
       flush(true);
-      await writing;
+      await Promise.all(writing);
     },
   };
 }

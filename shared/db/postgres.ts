@@ -156,9 +156,16 @@ export function databaseUnavailable(cause?: unknown): DomainError {
  * times with a short random pause; a connection failure, a statement timeout, or the deadline
  * passing becomes `service_unavailable`.
  *
+ * BEGIN is sent without waiting, ahead of the body's first statement, and the COMMIT is sent
+ * behind the writes still out, not after their answers: a transaction costs the round trips of
+ * the reads it decides on plus one, and a lock its writes take (a workspace's sequence or
+ * feed position) is held for one round trip, not three. A write that fails aborts the
+ * transaction on the server, and its COMMIT then answers ROLLBACK: that is checked, and the
+ * write's own error is what the caller gets.
+ *
  * The deadline cancels, it does not only stop waiting: the transaction is marked abandoned, its
  * running statement is cancelled, and any later statement (or the COMMIT, which follows only a
- * body that finished unabandoned) throws instead, so Bun rolls the transaction back. A request
+ * body that finished unabandoned) throws instead, so the transaction is rolled back. A request
  * answered 503 leaves nothing that commits later. The one window left is a COMMIT already sent
  * when the deadline passes: its outcome cannot be known, which is what `Idempotency-Key` is for.
  */
@@ -174,19 +181,8 @@ export async function pgTransaction<T>(client: SQL, fn: () => Promise<T>, option
       state: freshTransactionState(),
       afterCommit: [],
     };
-    const work = client.begin((tx) => {
-      transaction.executor = tx as unknown as PgExecutor;
-      return openTransaction.run(transaction, async () => {
-        const result = await fn();
-        // The writes sent without waiting have all succeeded before the COMMIT is sent.
-        await settlePending(transaction.state);
-        // Abandoned while its last statement ran: no COMMIT.
-        if (transaction.state.abandoned) throw transaction.state.abandoned;
-        return result;
-      });
-    });
     try {
-      const result = await withinDeadline(work, deadline - performance.now(), (late) => abandon(transaction, late));
+      const result = await withinDeadline(runOnReservedConnection(transaction, fn), deadline - performance.now(), (late) => abandon(transaction, late));
       for (const hook of transaction.afterCommit) openTransaction.exit(hook);
       return result;
     } catch (error) {
@@ -197,6 +193,43 @@ export async function pgTransaction<T>(client: SQL, fn: () => Promise<T>, option
       if (isConnectionFailure(error)) throw databaseUnavailable(error);
       throw error;
     }
+  }
+}
+
+/** Answered by a COMMIT the server turned into a rollback: the transaction had already failed. */
+const rolledBack = () => Object.assign(new Error("COMMIT was rolled back by the server: the transaction had already failed"), { errno: "25P02" });
+
+/**
+ * One attempt of `pgTransaction`: BEGIN, the body, COMMIT on one reserved connection, which
+ * goes back to the pool after COMMIT or ROLLBACK. Throws the first failure of a write sent
+ * without waiting in preference to what it caused (a later statement's "transaction aborted").
+ */
+async function runOnReservedConnection<T>(transaction: OpenTransaction, fn: () => Promise<T>): Promise<T> {
+  const { state } = transaction;
+  const connection = await transaction.client.reserve();
+  transaction.executor = connection as unknown as PgExecutor;
+  try {
+    dispatch(transaction, "BEGIN", []);
+    const result = await openTransaction.run(transaction, fn);
+    // Abandoned while its last statement ran, or a write sent earlier has already failed: no COMMIT.
+    const stop = state.abandoned ?? state.failed;
+    if (stop !== null && stop !== undefined) throw stop;
+    const commit = transaction.executor.unsafe("COMMIT", []);
+    state.running = commit;
+    const answer = (await commit) as unknown as { command?: string };
+    // Every write was answered before the COMMIT was: this only reads their outcome.
+    await settlePending(state);
+    if (answer.command === "ROLLBACK") throw rolledBack();
+    return result;
+  } catch (error) {
+    // The writes still out were answered before whatever failed here, so this waits on
+    // nothing. Abandoned, the caller has its answer already: what follows only decides when
+    // the connection goes back to the pool, never in a transaction (ROLLBACK first).
+    await Promise.allSettled(state.pending);
+    await connection.unsafe("ROLLBACK", []).catch(() => {});
+    throw state.failed ?? error;
+  } finally {
+    connection.release();
   }
 }
 
