@@ -235,23 +235,20 @@ async function runOnReservedConnection<T>(transaction: OpenTransaction, fn: () =
 
 /**
  * A transaction inside another of the same database: a savepoint of it, under the outer one's
- * retries and deadline. SAVEPOINT and RELEASE are sent without waiting (they travel with the
- * body's statements); only a failure waits, for the ROLLBACK TO that undoes the body's writes.
- * A write sent without waiting that fails has aborted the whole transaction: it is not rolled
- * back to the savepoint, and the outer transaction fails with it.
+ * retries and deadline. SAVEPOINT is sent without waiting (it travels with the body's
+ * statements), and is never released: the COMMIT (or ROLLBACK) of the whole ends it, and a
+ * RELEASE would be one statement more in every change (the router's transaction holds the
+ * service's). Only a failure waits, for the ROLLBACK TO that undoes the body's writes. A write
+ * sent without waiting that fails has aborted the whole transaction: it is not rolled back to
+ * the savepoint, and the outer transaction fails with it.
  */
 async function savepoint<T>(open: OpenTransaction, fn: () => Promise<T>): Promise<T> {
   const name = `sp_${++open.state.savepoints}`;
   dispatch(open, `SAVEPOINT ${name}`, []);
   try {
-    const result = await fn();
-    dispatch(open, `RELEASE SAVEPOINT ${name}`, []);
-    return result;
+    return await fn();
   } catch (error) {
-    if (open.state.failed === undefined && open.state.abandoned === null) {
-      await open.executor.unsafe(`ROLLBACK TO SAVEPOINT ${name}`, []);
-      dispatch(open, `RELEASE SAVEPOINT ${name}`, []);
-    }
+    if (open.state.failed === undefined && open.state.abandoned === null) await open.executor.unsafe(`ROLLBACK TO SAVEPOINT ${name}`, []);
     throw error;
   }
 }
