@@ -165,7 +165,8 @@ const makers: Record<"create" | "read" | "list" | "patch", { service: () => Make
   },
   patch: {
     note: "PATCH phase change (outbox rows + relay to BullMQ); baseline: a bare UPDATE",
-    target: 0.35,
+    // Issue #26: a PATCH at half the bare server's rate on PostgreSQL, a third on SQLite.
+    target: onPostgres ? 0.5 : 0.35,
     service: () => {
       const run = ++runId;
       return (n) => {
@@ -244,7 +245,8 @@ for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers
   if (name === "read") {
     readRate = median(serviceRates);
     const p99 = median(serviceP99s);
-    summary.push(`| read p99, 32 connections at full speed | ${ms(p99)} (baseline ${ms(median(baselineP99s))}) | ≤ 5 ms | ${p99 <= 5 ? "met" : "missed"} |`);
+    const p99Target = onPostgres ? 10 : 5; // issue #26: ≤ 10 ms on PostgreSQL, ≤ 5 ms on SQLite
+    summary.push(`| read p99, 32 connections at full speed | ${ms(p99)} (baseline ${ms(median(baselineP99s))}) | ≤ ${p99Target} ms | ${p99 <= p99Target ? "met" : "missed"} |`);
   }
 }
 

@@ -23,7 +23,7 @@ export interface AdminWebhooksDeps {
 
 /**
  * Webhook endpoints as an administrator manages them: the API's own service functions, each
- * run with its audit entry in one transaction (the service's transaction nests as a savepoint).
+ * run with its audit entry in one transaction (the service's transaction nests in it and is part of it).
  * The admin area belongs to the live workspace, so its ping is a live ping.
  */
 export function createAdminWebhooks({ database, clock, store, webhooks }: AdminWebhooksDeps) {

@@ -39,9 +39,14 @@ type Known = { actor: Actor; revokedPrefix: null } | { actor: null; revokedPrefi
  * out when a caller came may have been answered from before the caller's time, so it is never
  * handed to that caller. Under load one statement serves every request of a round trip instead
  * of one statement each; alone, a caller waits for one read as before.
+ *
+ * A read out for longer than `staleAfterMs` (its connection stuck) is not waited for: the next
+ * read goes out then, so one stuck statement holds up the requests of its own round trip only,
+ * not every later one of the process.
  */
-export function freshReads<T>(read: () => MaybePromise<T>): () => MaybePromise<T> {
+export function freshReads<T>(read: () => MaybePromise<T>, staleAfterMs = 250): () => MaybePromise<T> {
   let out: Promise<T> | undefined;
+  let sentAt = 0;
   let next: Promise<T> | undefined;
   const ignore = () => {};
   function send(): MaybePromise<T> {
@@ -52,11 +57,15 @@ export function freshReads<T>(read: () => MaybePromise<T>): () => MaybePromise<T
       if (out === sent) out = undefined;
     });
     out = sent;
+    sentAt = performance.now();
     return sent;
   }
   return () => {
     if (out === undefined) return send();
-    return (next ??= out.then(ignore, ignore).then(() => {
+    if (next !== undefined) return next;
+    const patienceMs = staleAfterMs - (performance.now() - sentAt);
+    if (patienceMs <= 0) return send();
+    return (next = Promise.race([out.then(ignore, ignore), Bun.sleep(patienceMs)]).then(() => {
       next = undefined;
       return send();
     }));

@@ -101,24 +101,38 @@ function statementsOf(sqlite: Database): TransactionStatements {
   return statements;
 }
 
+/** Per connection, one entry per open transaction level: the failure of a level nested in it, if one failed. */
+const openLevels = new WeakMap<Database, { nestedFailure?: { error: unknown } }[]>();
+
 /**
  * Runs `fn` in a write transaction taken up front (BEGIN IMMEDIATE), so a read-then-write
  * inside it can never fail half-way on a lock upgrade; nested in another, it is a savepoint
- * (bun:sqlite's `transaction()` semantics, with the statements prepared once instead of a
- * wrapper built per call: writes run it twice a request). `fn` must stay synchronous: with
- * bun:sqlite an `await` inside would let the transaction commit before the rest ran.
+ * (with the statements prepared once instead of a wrapper built per call: writes run it twice
+ * a request). `fn` must stay synchronous: with bun:sqlite an `await` inside would let the
+ * transaction commit before the rest ran.
+ *
+ * A nested level that fails fails the level around it, caught or not: that level rolls back
+ * and throws the nested failure when it ends, as PostgreSQL's transactions do (a nested one
+ * joins the one around it there: shared/db/postgres.ts). `contained` makes a level whose
+ * failure its caller handles: the group commit's savepoint per request, one of which may fail
+ * while the others of the group commit.
  */
-export function writeTransaction<T>(db: Db, fn: () => T): T {
+export function writeTransaction<T>(db: Db, fn: () => T, options: { contained?: boolean } = {}): T {
   const sqlite = db.$client;
   const statements = statementsOf(sqlite);
   const nested = sqlite.inTransaction;
+  let levels = openLevels.get(sqlite);
+  if (!levels) openLevels.set(sqlite, (levels = []));
+  const level: { nestedFailure?: { error: unknown } } = {};
   (nested ? statements.savepoint : statements.begin).run();
+  levels.push(level);
   try {
     const result = fn();
     if (result instanceof Promise) {
       // Throwing here rolls back what ran so far, instead of committing half a change.
       throw new TypeError("writeTransaction callbacks must be synchronous (bun:sqlite would commit at the first await).");
     }
+    if (level.nestedFailure) throw level.nestedFailure.error;
     (nested ? statements.release : statements.commit).run();
     return result;
   } catch (error) {
@@ -130,7 +144,11 @@ export function writeTransaction<T>(db: Db, fn: () => T): T {
         statements.rollback.run();
       }
     }
+    const around = levels.at(-2);
+    if (nested && around && !options.contained) around.nestedFailure ??= { error };
     throw error;
+  } finally {
+    levels.pop();
   }
 }
 

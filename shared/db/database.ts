@@ -7,7 +7,8 @@ import { postgresSql, sqliteSql, type PgExecutor, type Sql, type WriteCounter } 
 /**
  * Runs a flow in one write transaction and answers its result as a step of the caller's flow:
  * `const row = yield* database.transaction(function* () { … })`. Nested in another
- * transaction it is a savepoint of it, on both engines.
+ * transaction it is part of it, on both engines: a nested one that fails fails the one around
+ * it, caught or not, and nothing of either commits.
  */
 export type Transaction = <T>(body: () => Flow<T>) => Flow<T>;
 

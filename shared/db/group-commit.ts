@@ -54,7 +54,7 @@ export function createGroupCommit(db: Db, options: GroupCommitOptions): Transact
         }
         for (const item of group) {
           try {
-            const value = writeTransaction(db, () => runSync(item.body()));
+            const value = writeTransaction(db, () => runSync(item.body()), { contained: true });
             outcomes.push(() => item.resolve(value));
           } catch (error) {
             if (!inTransaction(db)) throw error; // the savepoint could not even roll back: the group fails

@@ -54,7 +54,7 @@ export function createOutboxStore(database: Database) {
   const unfinishedCount = sql.statement(`SELECT CAST(count(*) AS INTEGER) AS n FROM outbox WHERE relayed_at IS NOT NULL AND completed_at IS NULL`, count);
   const relayedAt = sql.statement(`SELECT relayed_at AS at FROM outbox WHERE id = $id`, { decode: decoder<{ at: number | null }>({ at: "number" }) });
 
-  /** Many rows marked in one transaction: one commit on SQLite, a savepoint of the claim on PostgreSQL. */
+  /** Many rows marked in one transaction: one commit on SQLite, part of the claim's transaction on PostgreSQL. */
   const markEach = (mark: typeof markRelayed) => (ids: readonly number[], now: number): Flow<number> => database.transaction(() => mark(ids, { now }));
 
   return {

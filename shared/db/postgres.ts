@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { migrate } from "drizzle-orm/bun-sql/migrator";
 import { DomainError } from "../errors.ts";
-import { dispatch, freshTransactionState, settlePending, type PgContext, type PgExecutor } from "./sql.ts";
+import { dispatch, freshTransactionState, settlePending, type PgContext, type PgExecutor, type PgQuery } from "./sql.ts";
 import * as schema from "./schema.pg.ts";
 
 /**
@@ -104,6 +104,8 @@ export async function closePostgres(db: PgDb): Promise<void> {
 interface OpenTransaction extends PgContext {
   client: SQL;
   afterCommit: (() => void)[];
+  /** Aborted when the caller gives up: a connection not yet reserved is then never taken. */
+  reservation: AbortController;
 }
 const openTransaction = new AsyncLocalStorage<OpenTransaction>();
 
@@ -156,12 +158,9 @@ export function databaseUnavailable(cause?: unknown): DomainError {
  * times with a short random pause; a connection failure, a statement timeout, or the deadline
  * passing becomes `service_unavailable`.
  *
- * BEGIN is sent without waiting, ahead of the body's first statement, and the COMMIT is sent
- * behind the writes still out, not after their answers: a transaction costs the round trips of
- * the reads it decides on plus one, and a lock its writes take (a workspace's sequence or
- * feed position) is held for one round trip, not three. A write that fails aborts the
- * transaction on the server, and its COMMIT then answers ROLLBACK: that is checked, and the
- * write's own error is what the caller gets.
+ * BEGIN is sent without waiting, ahead of the body's first statement: a transaction costs the
+ * round trips of the reads it decides on, one for its writes (sent without waiting, `send`),
+ * and the COMMIT's.
  *
  * The deadline cancels, it does not only stop waiting: the transaction is marked abandoned, its
  * running statement is cancelled, and any later statement (or the COMMIT, which follows only a
@@ -171,7 +170,7 @@ export function databaseUnavailable(cause?: unknown): DomainError {
  */
 export async function pgTransaction<T>(client: SQL, fn: () => Promise<T>, options: PgTransactionOptions = {}): Promise<T> {
   const open = openTransaction.getStore();
-  if (open && open.client === client) return savepoint(open, fn);
+  if (open && open.client === client) return joined(open, fn);
   const attempts = options.attempts ?? 5;
   const deadline = performance.now() + (options.deadlineMs ?? 4500);
   for (let attempt = 1; ; attempt++) {
@@ -180,6 +179,7 @@ export async function pgTransaction<T>(client: SQL, fn: () => Promise<T>, option
       executor: undefined as unknown as PgExecutor,
       state: freshTransactionState(),
       afterCommit: [],
+      reservation: new AbortController(),
     };
     try {
       const result = await withinDeadline(runOnReservedConnection(transaction, fn), deadline - performance.now(), (late) => abandon(transaction, late));
@@ -196,35 +196,35 @@ export async function pgTransaction<T>(client: SQL, fn: () => Promise<T>, option
   }
 }
 
-/** Answered by a COMMIT the server turned into a rollback: the transaction had already failed. */
-const rolledBack = () => Object.assign(new Error("COMMIT was rolled back by the server: the transaction had already failed"), { errno: "25P02" });
-
 /**
  * One attempt of `pgTransaction`: BEGIN, the body, COMMIT on one reserved connection, which
  * goes back to the pool after COMMIT or ROLLBACK. Throws the first failure of a write sent
  * without waiting in preference to what it caused (a later statement's "transaction aborted").
+ *
+ * The COMMIT waits for the writes still out, and goes only if none failed and the caller still
+ * waits. Sent behind them instead, it would commit a change whose request was answered 503: a
+ * write waiting on a row lock (a busy workspace's feed position) past the deadline cannot be
+ * taken back once the COMMIT is queued behind it.
  */
 async function runOnReservedConnection<T>(transaction: OpenTransaction, fn: () => Promise<T>): Promise<T> {
   const { state } = transaction;
-  const connection = await transaction.client.reserve();
+  // A reservation still waiting for a connection when the deadline passes is dropped, so
+  // requests already answered 503 do not take connections ahead of live ones.
+  const connection = await transaction.client.reserve({ signal: transaction.reservation.signal });
   transaction.executor = connection as unknown as PgExecutor;
   try {
     dispatch(transaction, "BEGIN", []);
     const result = await openTransaction.run(transaction, fn);
-    // Abandoned while its last statement ran, or a write sent earlier has already failed: no COMMIT.
-    const stop = state.abandoned ?? state.failed;
-    if (stop !== null && stop !== undefined) throw stop;
-    const commit = transaction.executor.unsafe("COMMIT", []);
-    state.running = commit;
-    const answer = (await commit) as unknown as { command?: string };
-    // Every write was answered before the COMMIT was: this only reads their outcome.
     await settlePending(state);
-    if (answer.command === "ROLLBACK") throw rolledBack();
+    // Abandoned while its last statement ran: no COMMIT.
+    if (state.abandoned) throw state.abandoned;
+    const commit = connection.unsafe("COMMIT", []);
+    state.running = commit as unknown as PgQuery;
+    await commit;
     return result;
   } catch (error) {
-    // The writes still out were answered before whatever failed here, so this waits on
-    // nothing. Abandoned, the caller has its answer already: what follows only decides when
-    // the connection goes back to the pool, never in a transaction (ROLLBACK first).
+    // Abandoned, the caller has its answer already: what follows only decides when the
+    // connection goes back to the pool, never inside a transaction (ROLLBACK first).
     await Promise.allSettled(state.pending);
     await connection.unsafe("ROLLBACK", []).catch(() => {});
     throw state.failed ?? error;
@@ -234,21 +234,17 @@ async function runOnReservedConnection<T>(transaction: OpenTransaction, fn: () =
 }
 
 /**
- * A transaction inside another of the same database: a savepoint of it, under the outer one's
- * retries and deadline. SAVEPOINT is sent without waiting (it travels with the body's
- * statements), and is never released: the COMMIT (or ROLLBACK) of the whole ends it, and a
- * RELEASE would be one statement more in every change (the router's transaction holds the
- * service's). Only a failure waits, for the ROLLBACK TO that undoes the body's writes. A write
- * sent without waiting that fails has aborted the whole transaction: it is not rolled back to
- * the savepoint, and the outer transaction fails with it.
+ * A transaction inside another of the same database joins it, under its retries and deadline:
+ * no savepoint, which was a statement more in every change (the router's transaction holds the
+ * service's). Its failure fails the transaction around it, caught or not: that transaction's
+ * next statement and its COMMIT throw it, so nothing of it commits (as on SQLite, where the
+ * nested level fails the one around it: shared/db/client.ts).
  */
-async function savepoint<T>(open: OpenTransaction, fn: () => Promise<T>): Promise<T> {
-  const name = `sp_${++open.state.savepoints}`;
-  dispatch(open, `SAVEPOINT ${name}`, []);
+async function joined<T>(open: OpenTransaction, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (open.state.failed === undefined && open.state.abandoned === null) await open.executor.unsafe(`ROLLBACK TO SAVEPOINT ${name}`, []);
+    open.state.failed ??= error;
     throw error;
   }
 }
@@ -256,6 +252,7 @@ async function savepoint<T>(open: OpenTransaction, fn: () => Promise<T>): Promis
 /** The caller gave up on `transaction`: nothing more of it runs, and what runs is cancelled. */
 function abandon(transaction: OpenTransaction, reason: Error): void {
   transaction.state.abandoned = reason;
+  transaction.reservation.abort(reason);
   const running = transaction.state.running;
   if (running) {
     running.cancel();

@@ -36,7 +36,7 @@ export interface Statement<R> {
    * A write whose answer nobody reads (a new row, a stored response): inside a PostgreSQL
    * transaction it is sent without waiting for the server, so a change's writes travel
    * together (pipelined) and the transaction waits once, before its COMMIT, instead of once
-   * per statement. Its failure fails the whole transaction (savepoints included): the next
+   * per statement. Its failure fails the whole transaction (nested ones included): the next
    * statement that waits throws it, or the commit does. Counted as one row written. Outside a
    * transaction, and on SQLite, it is `run`.
    */
@@ -347,7 +347,7 @@ export interface PgQuery extends Promise<Record<string, unknown>[] & { count: nu
   cancel(): unknown;
 }
 
-/** One PostgreSQL transaction's state, shared by its savepoints. */
+/** One PostgreSQL transaction's state, shared by the transactions nested in it. */
 export interface PgTransactionState {
   /** Rows written by this transaction's statements so far. */
   writes: WriteCounter;
@@ -357,14 +357,12 @@ export interface PgTransactionState {
   running: PgQuery | null;
   /** Writes sent without waiting (`send`), settled before the transaction commits. */
   pending: Promise<void>[];
-  /** The first failure of a write sent without waiting: the transaction's cause of failure from then on. */
+  /** The first failure of a write sent without waiting, or of a nested transaction: the transaction's cause of failure from then on. */
   failed: unknown;
-  /** Savepoints taken so far, for their names. */
-  savepoints: number;
 }
 
 /** A transaction's state before its first statement. */
-export const freshTransactionState = (): PgTransactionState => ({ writes: { count: 0 }, abandoned: null, running: null, pending: [], failed: undefined, savepoints: 0 });
+export const freshTransactionState = (): PgTransactionState => ({ writes: { count: 0 }, abandoned: null, running: null, pending: [], failed: undefined });
 
 /** Why the transaction cannot go on, if it cannot: its caller gave up, or a write sent without waiting failed. */
 function stopped(state: PgTransactionState): unknown {
@@ -398,7 +396,7 @@ export async function settlePending(state: PgTransactionState): Promise<void> {
 
 /** The transaction a PostgreSQL statement joins, if any (shared/db/postgres.ts keeps it). */
 export interface PgContext {
-  /** The transaction's connection, or its innermost savepoint. */
+  /** The transaction's connection. */
   executor: PgExecutor;
   state: PgTransactionState;
 }

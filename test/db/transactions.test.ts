@@ -132,26 +132,48 @@ describe("write transactions", () => {
     expect(await t.count("outbox")).toBe(outboxBefore);
   });
 
-  test("a nested transaction that fails is rolled back to its savepoint; the outer one goes on and commits", async () => {
+  test("a nested transaction that fails fails the one around it, even caught: nothing of either commits", async () => {
     const org = await orgId();
     const outboxBefore = await t.count("outbox");
     const { outbox } = t.services;
-    const outcome = await run(
+    let caught = "";
+    // SQLite answers synchronously (a throw), PostgreSQL with a promise: both become a promise here.
+    const outcome = await (async () =>
+      run(
+        t.database.transaction(function* () {
+          yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 1);
+          try {
+            yield* t.database.transaction(function* () {
+              yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 2);
+              throw new Error("inner refused");
+            });
+          } catch (error) {
+            caught = (error as Error).message;
+          }
+          return "went on";
+        }),
+      ))().then(
+      (value) => value,
+      (error: Error) => `failed: ${error.message}`,
+    );
+    expect(caught).toBe("inner refused");
+    expect(outcome).toBe("failed: inner refused");
+    expect(await t.count("outbox")).toBe(outboxBefore);
+  });
+
+  test("a nested transaction that succeeds commits with the one around it", async () => {
+    const org = await orgId();
+    const outboxBefore = await t.count("outbox");
+    const { outbox } = t.services;
+    await run(
       t.database.transaction(function* () {
         yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 1);
-        try {
-          yield* t.database.transaction(function* () {
-            yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 2);
-            throw new Error("inner refused");
-          });
-        } catch (error) {
-          return (error as Error).message;
-        }
-        return "no failure";
+        yield* t.database.transaction(function* () {
+          yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 2);
+        });
       }),
     );
-    expect(outcome).toBe("inner refused");
-    expect(await t.count("outbox")).toBe(outboxBefore + 1);
+    expect(await t.count("outbox")).toBe(outboxBefore + 2);
   });
 
   test("a request refused half-way leaves nothing behind (taken slug on create)", async () => {

@@ -61,4 +61,17 @@ describe("freshReads: a read never older than its caller", () => {
     expect(first).rejects.toThrow("away");
     expect(await second).toBe(2);
   });
+
+  test("a read stuck past its patience is not waited for: the next read goes out then", async () => {
+    const reads = controlledReads();
+    const fresh = freshReads(reads.read, 20);
+    void fresh(); // read 1 never answers
+    const second = fresh();
+    await Bun.sleep(40);
+    // Read 2 went out when read 1 had been out for 20 ms; a caller after that waits for read 2 only.
+    expect(reads.sent).toBe(2);
+    reads.answerNext(); // read 1 is at the front of the queue: answering it does not answer read 2's callers
+    reads.answerNext();
+    expect(await second).toBe(2);
+  });
 });
