@@ -17,6 +17,7 @@ import { newId } from "../shared/ids.ts";
 import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 import { startSlackStandIn } from "../test/support/slack-stand-in.ts";
 import { measureLatency, runLoad, runSteady, type LoadRequest, type LoadResult } from "./lib/load.ts";
+import { runWrk } from "./lib/wrk.ts";
 import { cpuSeconds, postgresCpuSeconds, residentMb, startBun, stop, waitForHttp } from "./lib/processes.ts";
 import { benchPostgresServer, seedPostgres } from "./lib/postgres.ts";
 import { seedOnboardings, seedWorkspaces, type SeededKey } from "./lib/seed.ts";
@@ -32,6 +33,10 @@ const onPostgres = engine === "postgres";
 const quick = args.includes("--quick");
 // --service-only: no baseline runs, so a profile of the API (BENCH_CPU_PROF) shows load, not idling.
 const serviceOnly = args.includes("--service-only");
+// --wrk: the HTTP scenarios' load comes from wrk, a C load generator in a process of its own,
+// instead of autocannon in this one (which competes with the servers for the two cores).
+const useWrk = args.includes("--wrk");
+const load = (baseUrl: string, make: (n: number) => LoadRequest, seconds: number) => (useWrk ? runWrk(baseUrl, make, seconds) : runLoad(baseUrl, make, seconds));
 const ALL = ["create", "read", "list", "patch", "read-tail", "prune", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth", "feed", "webhooks", "phase-durations", "report", "one-workspace"] as const;
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
@@ -191,13 +196,13 @@ async function measured(load: () => Promise<LoadResult>, pids: number[]): Promis
   const before = pids.map(cpuSeconds);
   const postgresBefore = onPostgres ? postgresCpuSeconds() : 0;
   const ownBefore = process.cpuUsage();
-  const result = await load();
+  const result: LoadResult & { loadCpuSeconds?: number } = await load();
   const own = process.cpuUsage(ownBefore);
   const requests = Math.max(1, result.requests);
   return {
     ...result,
     cpuMicros: pids.map((pid, i) => ((cpuSeconds(pid) - before[i]!) * 1e6) / requests),
-    loadCpuMicros: (own.user + own.system) / requests,
+    loadCpuMicros: result.loadCpuSeconds !== undefined ? (result.loadCpuSeconds * 1e6) / requests : (own.user + own.system) / requests,
     postgresCpuMicros: onPostgres ? ((postgresCpuSeconds() - postgresBefore) * 1e6) / requests : 0,
   };
 }
@@ -220,13 +225,13 @@ for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers
   const apiCpu: number[] = [];
   const baselineCpu: number[] = [];
   for (let round = 1; round <= S.rounds; round++) {
-    const a = await measured(() => runLoad(serviceUrl, m.service(), S.seconds), [api.pid, worker.pid, redis.pid]);
+    const a = await measured(() => load(serviceUrl, m.service(), S.seconds), [api.pid, worker.pid, redis.pid]);
     if (serviceOnly) {
       record(`round ${round}  service  ${fmt(a)}${problems(a)}`);
       record(`round ${round}  cpu      ${cpuLine(a)}`);
       continue;
     }
-    const b = await measured(() => runLoad(baselineUrl, m.baseline(), S.seconds), [baseline.pid]);
+    const b = await measured(() => load(baselineUrl, m.baseline(), S.seconds), [baseline.pid]);
     ratios.push(a.rps / b.rps);
     serviceRates.push(a.rps);
     serviceP99s.push(a.p99);
