@@ -92,7 +92,8 @@ export function createAuthenticator(store: ApiStores["apiKeys"]) {
     const key = parseAuthorization(header);
     if (!KEY_PATTERN.test(key)) throw invalidKey(key);
     const revision = yield* step(currentRevision);
-    if (revision !== knownAt) {
+    // Revisions only grow; an older answer arriving late (a stuck read passed over) changes nothing.
+    if (revision > knownAt) {
       known.clear();
       knownAt = revision;
     }

@@ -136,6 +136,9 @@ export function writeTransaction<T>(db: Db, fn: () => T, options: { contained?: 
     (nested ? statements.release : statements.commit).run();
     return result;
   } catch (error) {
+    // Recorded first: a rollback that fails itself still fails the level around.
+    const around = levels.at(-2);
+    if (nested && around && !options.contained) around.nestedFailure ??= { error };
     if (sqlite.inTransaction) {
       if (nested) {
         statements.rollbackTo.run();
@@ -144,8 +147,6 @@ export function writeTransaction<T>(db: Db, fn: () => T, options: { contained?: 
         statements.rollback.run();
       }
     }
-    const around = levels.at(-2);
-    if (nested && around && !options.contained) around.nestedFailure ??= { error };
     throw error;
   } finally {
     levels.pop();

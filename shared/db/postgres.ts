@@ -196,6 +196,9 @@ export async function pgTransaction<T>(client: SQL, fn: () => Promise<T>, option
   }
 }
 
+/** Answered by a COMMIT the server turned into a rollback: a statement of the transaction had failed. */
+const rolledBack = () => Object.assign(new Error("COMMIT was rolled back by the server: a statement of the transaction had failed"), { errno: "25P02" });
+
 /**
  * One attempt of `pgTransaction`: BEGIN, the body, COMMIT on one reserved connection, which
  * goes back to the pool after COMMIT or ROLLBACK. Throws the first failure of a write sent
@@ -216,11 +219,14 @@ async function runOnReservedConnection<T>(transaction: OpenTransaction, fn: () =
     dispatch(transaction, "BEGIN", []);
     const result = await openTransaction.run(transaction, fn);
     await settlePending(state);
-    // Abandoned while its last statement ran: no COMMIT.
+    // Abandoned while its last statement ran, or a nested transaction failed (and was caught): no COMMIT.
     if (state.abandoned) throw state.abandoned;
+    if (state.nestedFailure) throw state.nestedFailure.error;
     const commit = connection.unsafe("COMMIT", []);
     state.running = commit as unknown as PgQuery;
-    await commit;
+    // A statement that failed, caught by the body, leaves the transaction aborted on the
+    // server, and its COMMIT answers ROLLBACK: that is no success.
+    if (((await commit) as unknown as { command?: string }).command === "ROLLBACK") throw rolledBack();
     return result;
   } catch (error) {
     // Abandoned, the caller has its answer already: what follows only decides when the
@@ -244,7 +250,7 @@ async function joined<T>(open: OpenTransaction, fn: () => Promise<T>): Promise<T
   try {
     return await fn();
   } catch (error) {
-    open.state.failed ??= error;
+    open.state.nestedFailure ??= { error };
     throw error;
   }
 }

@@ -357,16 +357,22 @@ export interface PgTransactionState {
   running: PgQuery | null;
   /** Writes sent without waiting (`send`), settled before the transaction commits. */
   pending: Promise<void>[];
-  /** The first failure of a write sent without waiting, or of a nested transaction: the transaction's cause of failure from then on. */
+  /** The first failure of a write sent without waiting: the transaction's cause of failure from then on. */
   failed: unknown;
+  /**
+   * The first failure of a transaction nested in this one (it joined it): the transaction's
+   * later statements and its commit throw it, even if the caller caught it. The caller's own
+   * error, when it throws one, is what the transaction fails with (as on SQLite).
+   */
+  nestedFailure?: { error: unknown };
 }
 
 /** A transaction's state before its first statement. */
 export const freshTransactionState = (): PgTransactionState => ({ writes: { count: 0 }, abandoned: null, running: null, pending: [], failed: undefined });
 
-/** Why the transaction cannot go on, if it cannot: its caller gave up, or a write sent without waiting failed. */
+/** Why the transaction cannot go on, if it cannot: its caller gave up, a write sent without waiting failed, or a nested transaction did. */
 function stopped(state: PgTransactionState): unknown {
-  return state.abandoned ?? state.failed;
+  return state.abandoned ?? state.failed ?? state.nestedFailure?.error;
 }
 
 /**

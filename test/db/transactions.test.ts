@@ -102,6 +102,31 @@ describe("write transactions", () => {
     expect(await t.count("outbox")).toBe(before);
   });
 
+  test.skipIf(testEngine() !== "postgres")("on PostgreSQL, a statement that fails and is caught leaves its transaction aborted: the commit fails, nothing commits", async () => {
+    const org = await orgId();
+    const outboxBefore = await t.count("outbox");
+    const duplicate = t.database.sql.statement("INSERT INTO sequences (org_id, kind, last_display_id, last_created_at) VALUES ($orgId, 'contact', 1, 1)");
+    const { outbox } = t.services;
+    const outcome = await (async () =>
+      run(
+        t.database.transaction(function* () {
+          yield* outbox.add(org, "records", "activity.batch", { entries: [] }, 1);
+          try {
+            yield* duplicate.run({ orgId: org });
+            yield* duplicate.run({ orgId: org });
+          } catch {
+            // The server has aborted the transaction: going on cannot make it commit.
+          }
+          return "went on";
+        }),
+      ))().then(
+      (value) => value,
+      (error: Error) => `failed: ${error.message}`,
+    );
+    expect(outcome).toMatch(/^failed: /);
+    expect(await t.count("outbox")).toBe(outboxBefore);
+  });
+
   test("a write sent without waiting that fails fails its whole transaction with its own error, and nothing commits", async () => {
     const org = await orgId();
     const outboxBefore = await t.count("outbox");
