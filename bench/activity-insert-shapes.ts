@@ -1,0 +1,69 @@
+/**
+ * `bun bench/activity-insert-shapes.ts`: what writing activity entries costs PostgreSQL and
+ * the client per row, as the flush writes them (64 rows a statement, `ON CONFLICT DO NOTHING`,
+ * the table's own three indexes) in two shapes: a multi-row VALUES with 704 parameters (what
+ * `insertRows` sends) and one JSON parameter unpacked by `json(b)_populate_recordset`. Two
+ * callers, 1,500 batches a shape, two rounds, in a database of its own that is dropped after.
+ * PostgreSQL's CPU is every `postgres` process's, from /proc (bench/lib/processes.ts).
+ */
+import { SQL } from "bun";
+import { benchPostgresServer } from "./lib/postgres.ts";
+import { postgresCpuSeconds } from "./lib/processes.ts";
+
+const server = benchPostgresServer();
+const name = `bench_activity_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+const admin = new SQL({ url: server, max: 1 });
+await admin.unsafe(`CREATE DATABASE ${name}`);
+const url = new URL(server);
+url.pathname = `/${name}`;
+const sql = new SQL({ url: url.toString(), max: 4 });
+try {
+  await sql.unsafe(`CREATE TABLE activity_entries (request_id text PRIMARY KEY, org_id text NOT NULL, key_id text NOT NULL, actor text NOT NULL,
+    method text NOT NULL, route text NOT NULL, status integer NOT NULL, address text, duration_ms double precision NOT NULL, at bigint NOT NULL,
+    repeat_count integer NOT NULL DEFAULT 1);
+    CREATE INDEX activity_org_idx ON activity_entries (org_id, at); CREATE INDEX activity_at_idx ON activity_entries (at);`);
+  const columns = ["request_id", "org_id", "key_id", "actor", "method", "route", "status", "address", "duration_ms", "at", "repeat_count"] as const;
+  type Entry = Record<(typeof columns)[number], string | number>;
+  let n = 0;
+  const entry = (): Entry => ({
+    request_id: `req_${(++n).toString(36)}_${Math.random().toString(36).slice(2)}`,
+    org_id: `org_${n % 10}`,
+    key_id: `key_${n % 1000}`,
+    actor: "bench key",
+    method: "GET",
+    route: "/api/v1/onboardings/:ref",
+    status: 200,
+    address: "127.0.0.1",
+    duration_ms: 0.412,
+    at: 1_795_000_000_000_000 + n,
+    repeat_count: 1,
+  });
+  const values = Array.from({ length: 64 }, (_, i) => `(${columns.map((_, c) => `$${i * columns.length + c + 1}`).join(", ")})`).join(", ");
+  const list = columns.join(", ");
+  const shapes: Record<string, (rows: Entry[]) => Promise<unknown>> = {
+    "VALUES, 704 parameters": (rows) => sql.unsafe(`INSERT INTO activity_entries (${list}) VALUES ${values} ON CONFLICT (request_id) DO NOTHING`, rows.flatMap((r) => columns.map((c) => r[c]))),
+    "jsonb_populate_recordset, 1 parameter": (rows) =>
+      sql.unsafe(`INSERT INTO activity_entries (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::activity_entries, $1::text::jsonb) ON CONFLICT (request_id) DO NOTHING`, [JSON.stringify(rows)]),
+    "json_populate_recordset, 1 parameter": (rows) =>
+      sql.unsafe(`INSERT INTO activity_entries (${list}) SELECT ${list} FROM json_populate_recordset(NULL::activity_entries, $1::text::json) ON CONFLICT (request_id) DO NOTHING`, [JSON.stringify(rows)]),
+  };
+  const batches = 1500;
+  console.log(`| shape | client µs/row | PostgreSQL µs/row | wall µs/row |\n|---|---|---|---|`);
+  for (let round = 1; round <= 2; round++) {
+    for (const [shape, write] of Object.entries(shapes)) {
+      const pgBefore = postgresCpuSeconds();
+      const cpuBefore = process.cpuUsage();
+      const started = performance.now();
+      await Promise.all(Array.from({ length: 2 }, async () => {
+        for (let i = 0; i < batches / 2; i++) await write(Array.from({ length: 64 }, entry));
+      }));
+      const cpu = process.cpuUsage(cpuBefore);
+      const rows = batches * 64;
+      console.log(`| ${shape} (round ${round}) | ${((cpu.user + cpu.system) / rows).toFixed(2)} | ${(((postgresCpuSeconds() - pgBefore) * 1e6) / rows).toFixed(2)} | ${(((performance.now() - started) * 1000) / rows).toFixed(2)} |`);
+    }
+  }
+} finally {
+  await sql.close();
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.close();
+}
