@@ -47,10 +47,8 @@ export function toCustomerResource(row: CustomerRow): CustomerResource {
  * record under it is written (other such creates go on beside).
  */
 export function* findCustomer(store: CustomerStore, orgId: string, ref: string | number, field?: string, use: "change" | "reference" = "change"): Flow<CustomerRow> {
-  const row =
-    use === "change"
-      ? yield* findByRef(ref, (id) => store.byId(orgId, id), (n) => store.byDisplayId(orgId, n))
-      : yield* findByRef(ref, (id) => store.referencedById(orgId, id), (n) => store.referencedByDisplayId(orgId, n));
+  const lock = use === "change" ? "update" : "share";
+  const row = yield* findByRef(ref, (id) => store.byId(orgId, id, lock), (n) => store.byDisplayId(orgId, n, lock));
   if (!row) {
     const error = notFound("customer", String(ref));
     throw field ? new DomainError(error.code, error.message, field) : error;

@@ -7,7 +7,7 @@ import { slugTaken } from "./customers.errors.ts";
  * Every customer statement. The reads a change decides on lock the row for the rest of its
  * transaction (`lock: "update"`), so two changes of one customer at once apply one after the
  * other, each deciding on what the other committed. A create that only refers to the customer
- * (a new onboarding) reads it with a shared lock (`referencedBy…`): creates under one customer
+ * (a new onboarding) reads it with a shared lock (`lock: "share"`): creates under one customer
  * run side by side, and a change or deletion of the customer waits for them all.
  */
 export function createCustomerStore(sql: Sql) {
@@ -16,11 +16,12 @@ export function createCustomerStore(sql: Sql) {
   const unique = { index: "customers_slug_live_uq", table: "customers", columns: ["org_id", "slug"], error: (p: Params) => slugTaken(String(p.slug)) };
   const { columns, decode } = rowOf(customers);
   const live = "org_id = $orgId AND deleted_at IS NULL";
-  const byId = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND id = $id`, { decode, lock: "update" });
-  const byDisplayId = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND display_id = $displayId`, { decode, lock: "update" });
-  // A customer a new record refers to (an onboarding under it): kept as read, shared with other creates under it.
-  const referencedById = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND id = $id`, { decode, lock: "share" });
-  const referencedByDisplayId = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND display_id = $displayId`, { decode, lock: "share" });
+  // Each lookup under both locks: `update` for a change of the customer, `share` for a new record under it.
+  const lookups = (lock: "update" | "share") => ({
+    byId: sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND id = $id`, { decode, lock }),
+    byDisplayId: sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND display_id = $displayId`, { decode, lock }),
+  });
+  const locked = { update: lookups("update"), share: lookups("share") };
   const slugInUse = sql.statement(`SELECT id FROM customers WHERE ${live} AND slug = $slug`);
   const page = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND created_at < $before ORDER BY created_at DESC LIMIT $limit`, { decode });
   const pageByStatus = sql.statement(
@@ -49,11 +50,9 @@ export function createCustomerStore(sql: Sql) {
   );
 
   return {
-    byId: (orgId: string, id: string) => byId.get({ orgId, id }),
-    byDisplayId: (orgId: string, displayId: number) => byDisplayId.get({ orgId, displayId }),
-    /** The customer, kept from changing or going until the transaction ends, but not from other transactions that refer to it. */
-    referencedById: (orgId: string, id: string) => referencedById.get({ orgId, id }),
-    referencedByDisplayId: (orgId: string, displayId: number) => referencedByDisplayId.get({ orgId, displayId }),
+    /** In a transaction, locked to its end: `share` keeps it from changing or going but lets other `share` readers (creates under it) go on. */
+    byId: (orgId: string, id: string, lock: "update" | "share" = "update") => locked[lock].byId.get({ orgId, id }),
+    byDisplayId: (orgId: string, displayId: number, lock: "update" | "share" = "update") => locked[lock].byDisplayId.get({ orgId, displayId }),
     *slugInUse(orgId: string, slug: string): Flow<boolean> {
       return (yield* slugInUse.get({ orgId, slug })) !== undefined;
     },

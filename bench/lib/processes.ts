@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { spawn, type Subprocess } from "bun";
 
 const children = new Set<Subprocess>();
@@ -30,20 +31,24 @@ export async function waitForHttp(url: string, timeoutMs = 20_000): Promise<void
 
 /** Resident memory of a process in MB, from /proc. */
 export function residentMb(pid: number): number {
-  const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
 }
 
 const CLOCK_TICKS = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
 
-/** CPU time (user + system) a process has used so far, in seconds, from /proc (Linux). */
-export function cpuSeconds(pid: number): number {
-  const stat = require("node:fs").readFileSync(`/proc/${pid}/stat`, "utf8") as string;
+/** A process's command name and CPU seconds (user + system) from its /proc/<pid>/stat line (proc(5)). */
+function parseStat(stat: string): { command: string; cpuSeconds: number } {
   // The command name may hold spaces: count fields from after it. utime and stime are
   // fields 14 and 15 of proc(5); the first field after ")" is field 3.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  return { command: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS };
+}
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc (Linux). */
+export function cpuSeconds(pid: number): number {
+  return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8")).cpuSeconds;
 }
 
 /**
@@ -53,15 +58,12 @@ export function cpuSeconds(pid: number): number {
  * pools keep their connections).
  */
 export function postgresCpuSeconds(): number {
-  const { readdirSync, readFileSync } = require("node:fs") as typeof import("node:fs");
   let total = 0;
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+      const { command, cpuSeconds } = parseStat(readFileSync(`/proc/${entry}/stat`, "utf8"));
+      if (command === "postgres") total += cpuSeconds;
     } catch {
       // ended meanwhile
     }

@@ -74,8 +74,15 @@ function besideOthersStartingUp<T>(step: () => T): T {
   }
 }
 
-/** The statements a write transaction needs, prepared once per connection. */
+/** One open transaction level: the failure of a level nested in it, if one failed. */
+interface Level {
+  nestedFailure?: { error: unknown };
+}
+
+/** What a write transaction needs of its connection, kept once per connection: its statements, prepared once, and its open levels. */
 interface TransactionStatements {
+  /** The levels open now, outermost first. */
+  levels: Level[];
   begin: Statement;
   commit: Statement;
   rollback: Statement;
@@ -89,6 +96,7 @@ function statementsOf(sqlite: Database): TransactionStatements {
   let statements = transactionStatements.get(sqlite);
   if (!statements) {
     statements = {
+      levels: [],
       begin: sqlite.prepare("BEGIN IMMEDIATE"),
       commit: sqlite.prepare("COMMIT"),
       rollback: sqlite.prepare("ROLLBACK"),
@@ -100,9 +108,6 @@ function statementsOf(sqlite: Database): TransactionStatements {
   }
   return statements;
 }
-
-/** Per connection, one entry per open transaction level: the failure of a level nested in it, if one failed. */
-const openLevels = new WeakMap<Database, { nestedFailure?: { error: unknown } }[]>();
 
 /**
  * Runs `fn` in a write transaction taken up front (BEGIN IMMEDIATE), so a read-then-write
@@ -120,10 +125,9 @@ const openLevels = new WeakMap<Database, { nestedFailure?: { error: unknown } }[
 export function writeTransaction<T>(db: Db, fn: () => T, options: { contained?: boolean } = {}): T {
   const sqlite = db.$client;
   const statements = statementsOf(sqlite);
+  const { levels } = statements;
   const nested = sqlite.inTransaction;
-  let levels = openLevels.get(sqlite);
-  if (!levels) openLevels.set(sqlite, (levels = []));
-  const level: { nestedFailure?: { error: unknown } } = {};
+  const level: Level = {};
   (nested ? statements.savepoint : statements.begin).run();
   levels.push(level);
   try {

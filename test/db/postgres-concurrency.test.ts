@@ -151,7 +151,7 @@ describe.skipIf(!server)("PostgreSQL adapters under concurrency from two process
       let read!: () => void;
       const readDone = new Promise<void>((resolve) => (read = resolve));
       const done = pgTransaction(db.$client, async () => {
-        expect((await run(store.referencedById(ORG, "cus_shared")))?.id).toBe("cus_shared");
+        expect((await run(store.byId(ORG, "cus_shared", "share")))?.id).toBe("cus_shared");
         order.push(`${name} read`);
         read();
         await released;

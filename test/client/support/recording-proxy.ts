@@ -1,4 +1,5 @@
 import type { Socket, TCPSocketListener } from "bun";
+import { connectUpstream, forwardUp } from "../../support/tcp-proxy.ts";
 
 /**
  * A loopback TCP proxy in front of the API that keeps every exchange's bytes (what the client
@@ -39,30 +40,17 @@ export async function startRecordingProxy(target: { host: string; port: number }
       async open(client) {
         sockets.add(client);
         client.data = { exchange: fresh(), pending: [], client, fate: "passed" };
-        try {
-          const upstream = await Bun.connect<Link>({
-            hostname: target.host,
-            port: target.port,
-            socket: {
-              data(_, chunk) {
-                const link = client.data;
-                link.exchange.answeredAt ??= Date.now();
-                link.exchange.answer += decoder.decode(chunk);
-                if (link.fate === "passed") client.write(chunk);
-                else if (link.fate === "lost") client.terminate();
-              },
-              close: () => void (client.data.fate === "hung" || client.end()),
-              error: () => void client.end(),
-            },
-          });
-          upstream.data = client.data;
-          sockets.add(upstream);
-          client.data.upstream = upstream;
-          for (const chunk of client.data.pending) upstream.write(chunk);
-          client.data.pending = [];
-        } catch {
-          client.end();
-        }
+        await connectUpstream(client, target, sockets, {
+          data(chunk) {
+            const link = client.data;
+            link.exchange.answeredAt ??= Date.now();
+            link.exchange.answer += decoder.decode(chunk);
+            if (link.fate === "passed") client.write(chunk);
+            else if (link.fate === "lost") client.terminate();
+          },
+          close: () => void (client.data.fate === "hung" || client.end()),
+          error: () => void client.end(),
+        });
       },
       data(client, chunk) {
         const link = client.data;
@@ -75,8 +63,7 @@ export async function startRecordingProxy(target: { host: string; port: number }
           exchanges.push(link.exchange);
         }
         link.exchange.request += decoder.decode(chunk);
-        if (link.upstream) link.upstream.write(chunk);
-        else link.pending.push(new Uint8Array(chunk));
+        forwardUp(client, chunk);
       },
       close(client) {
         sockets.delete(client);
