@@ -1,6 +1,6 @@
 /**
- * `bun bench/create-shapes.ts [--seconds=N] [--rounds=N] [--callers=N]`: what a keyed create
- * costs PostgreSQL and Bun's client in four shapes, without HTTP or the service's code, so the
+ * `bun bench/create-shapes.ts [--seconds=N] [--rounds=N] [--callers=N] [--batches=N]`: what a
+ * keyed create costs PostgreSQL and Bun's client in five shapes, without HTTP or the service's code, so the
  * database's share of #26's create target can be told from the rest. Each shape writes what
  * the contract asks of a create (the Idempotency-Key's claim and stored response, the display
  * id from the workspace's sequence row, the onboarding, its `onboarding.created` event at the
@@ -14,9 +14,14 @@
  *   endpoints, sequence, insert, positions, events, activity, stored response, COMMIT.
  * - `pipelined`: the same statements, the writes sent without waiting (`Statement.send`), as
  *   the service runs them since #26.
- * - `one statement`: everything in one data-modifying CTE, in autocommit: the design a create
- *   at ≥ 0.5 × bare would need (the response's display id and created_at are filled into the
- *   stored body and the event by the statement itself).
+ * - `batched`: a group commit on PostgreSQL. The creates that arrive while `--batches` (2)
+ *   transactions are out wait and go together: one transaction per batch whose every statement
+ *   carries the whole batch's rows (`json_to_recordset`), so a batch of n costs about the
+ *   statements of one create, and a workspace's sequence and feed position move by its count
+ *   in the batch.
+ * - `one statement`: everything in one data-modifying CTE, in autocommit (the response's
+ *   display id and created_at are filled into the stored body and the event by the statement
+ *   itself).
  */
 import { SQL } from "bun";
 import { openDatabase } from "../shared/db/client.ts";
@@ -65,6 +70,7 @@ const shapes: Record<string, Shape> = {
   },
   awaited: () => stepwise(false),
   pipelined: () => stepwise(true),
+  batched: () => batched(input()),
   "one statement": async () => {
     const { k, at, id, eventId, requestId, idem } = input();
     const body = bodyOf(id, k.customerId);
@@ -150,6 +156,111 @@ async function stepwise(pipelined: boolean): Promise<void> {
     );
     await write(`UPDATE idempotency_keys SET completed_at = $1, response_status = 201, response_body = $2 WHERE api_key_id = $3 AND key = $4`, [at, body, keyIdOf(k), idem]);
     await Promise.all(pending);
+  });
+}
+
+type Input = ReturnType<typeof input>;
+type Waiting = { input: Input; done: (error?: unknown) => void };
+const waiting: Waiting[] = [];
+let batchesOut = 0;
+/** Batches in flight at once (each holds a pooled connection for its transaction) and creates per batch at most. */
+const BATCHES_OUT = arg("batches", 2);
+const BATCH_MOST = 64;
+
+/**
+ * The group commit on PostgreSQL: the creates that arrive while `BATCHES_OUT` batches are out
+ * wait, and go together as one transaction whose every statement carries the whole batch's rows
+ * (`json_to_recordset`), so a batch of n costs the statements of one create. A workspace's
+ * sequence and feed position move by the batch's count for it, taken in workspace order so two
+ * batches never wait on each other's rows crosswise.
+ */
+function batched(one: Input): Promise<void> {
+  return new Promise((resolve, reject) => {
+    waiting.push({ input: one, done: (error) => (error === undefined ? resolve() : reject(error)) });
+    pump();
+  });
+}
+function pump(): void {
+  while (batchesOut < BATCHES_OUT && waiting.length > 0) {
+    const batch = waiting.splice(0, BATCH_MOST);
+    batchesOut++;
+    writeBatch(batch.map((w) => w.input))
+      .then(
+        () => batch.forEach((w) => w.done()),
+        (error) => batch.forEach((w) => w.done(error ?? new Error("batch failed"))),
+      )
+      .finally(() => {
+        batchesOut--;
+        pump();
+      });
+  }
+}
+async function writeBatch(batch: Input[]): Promise<void> {
+  const json = (rows: unknown[]) => JSON.stringify(rows);
+  await sql.begin(async (tx) => {
+    const claims = tx.unsafe(
+      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at)
+       SELECT k, i, 'fingerprint', at, at FROM json_to_recordset($1::text::json) AS x(k text, i text, at bigint) ON CONFLICT DO NOTHING RETURNING key`,
+      [json(batch.map((c) => ({ k: keyIdOf(c.k), i: c.idem, at: c.at })))],
+    );
+    const customerIds = [...new Set(batch.map((c) => c.k.customerId))];
+    const orgIds = [...new Set(batch.map((c) => c.k.orgId))].sort();
+    const customers = tx.unsafe(`SELECT id, org_id FROM customers WHERE id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND deleted_at IS NULL FOR SHARE`, [json(customerIds)]);
+    const endpoints = tx.unsafe(`SELECT org_id, id, enabled_events FROM webhook_endpoints WHERE org_id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND status = 'enabled'`, [json(orgIds)]);
+    const counts = new Map<string, number>();
+    for (const c of batch) counts.set(c.k.orgId, (counts.get(c.k.orgId) ?? 0) + 1);
+    const perOrg = orgIds.map((org) => ({ org, n: counts.get(org)!, at: batch[0]!.at }));
+    // The inserted row's last_display_id carries the batch's count for the workspace (n): the
+    // ids n below the new last are this batch's, as are the n created_at instants up to it.
+    const seq = tx.unsafe(
+      `INSERT INTO sequences (org_id, kind, last_display_id, last_created_at)
+       SELECT org, 'onboarding', n, at + n - 1 FROM json_to_recordset($1::text::json) AS x(org text, n int, at bigint) ORDER BY org
+       ON CONFLICT (org_id, kind) DO UPDATE SET last_display_id = sequences.last_display_id + excluded.last_display_id,
+         last_created_at = greatest(excluded.last_created_at, sequences.last_created_at + (excluded.last_display_id))
+       RETURNING org_id, last_display_id, last_created_at`,
+      [json(perOrg)],
+    );
+    const positions = tx.unsafe(
+      `INSERT INTO event_positions (org_id, last_position) SELECT org, n FROM json_to_recordset($1::text::json) AS x(org text, n int) ORDER BY org
+       ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + excluded.last_position RETURNING org_id, last_position`,
+      [json(perOrg)],
+    );
+    const [won, , , sequences, feed] = await Promise.all([claims, customers, endpoints, seq, positions]);
+    if ((won as unknown[]).length !== batch.length) throw new Error("a claim was taken");
+    const next = new Map((sequences as { org_id: string; last_display_id: string; last_created_at: string }[]).map((r) => [r.org_id, { id: Number(r.last_display_id) - counts.get(r.org_id)!, at: Number(r.last_created_at) - counts.get(r.org_id)! }]));
+    const nextPosition = new Map((feed as { org_id: string; last_position: string }[]).map((r) => [r.org_id, Number(r.last_position) - counts.get(r.org_id)!]));
+    const rows = batch.map((c) => {
+      const slot = next.get(c.k.orgId)!;
+      const displayId = ++slot.id;
+      const created = ++slot.at;
+      const position = nextPosition.get(c.k.orgId)! + 1;
+      nextPosition.set(c.k.orgId, position);
+      const body = bodyOf(c.id, c.k.customerId).replace('"@@display_id@@"', String(displayId)).replace("@@created_at@@", String(created));
+      return { c, displayId, created, position, body };
+    });
+    const writes = [
+      tx.unsafe(
+        `INSERT INTO onboardings (${COLUMNS}) SELECT id, org, cus, did, 'before_getting_started', 'active', at, false, true, true, 1, at, at, at, 0, 'live'
+         FROM json_to_recordset($1::text::json) AS x(id text, org text, cus text, did bigint, at bigint)`,
+        [json(rows.map((r) => ({ id: r.c.id, org: r.c.k.orgId, cus: r.c.k.customerId, did: r.displayId, at: r.created })))],
+      ),
+      tx.unsafe(
+        `INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at)
+         SELECT org, pos, id, 'onboarding.created', obj, true, 'api_key', 'bench', req, idem, data, at FROM json_to_recordset($1::text::json) AS x(org text, pos bigint, id text, obj text, req text, idem text, data text, at bigint)`,
+        [json(rows.map((r) => ({ org: r.c.k.orgId, pos: r.position, id: r.c.eventId, obj: r.c.id, req: r.c.requestId, idem: r.c.idem, data: `{"object":${r.body}}`, at: r.c.at })))],
+      ),
+      tx.unsafe(
+        `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
+         SELECT req, org, k, 'bench', 'POST', '/api/v1/onboardings', 201, '127.0.0.1', 1.5, at FROM json_to_recordset($1::text::json) AS x(req text, org text, k text, at bigint)`,
+        [json(rows.map((r) => ({ req: r.c.requestId, org: r.c.k.orgId, k: keyIdOf(r.c.k), at: r.c.at })))],
+      ),
+      tx.unsafe(
+        `UPDATE idempotency_keys SET completed_at = x.at, response_status = 201, response_body = x.body
+         FROM json_to_recordset($1::text::json) AS x(k text, i text, at bigint, body text) WHERE api_key_id = x.k AND key = x.i`,
+        [json(rows.map((r) => ({ k: keyIdOf(r.c.k), i: r.c.idem, at: r.c.at, body: r.body })))],
+      ),
+    ];
+    await Promise.all(writes);
   });
 }
 
