@@ -1,8 +1,9 @@
 /**
  * `bun bench/activity-insert-shapes.ts`: what writing activity entries costs PostgreSQL and
  * the client per row, as the flush writes them (64 rows a statement, `ON CONFLICT DO NOTHING`,
- * the table's own three indexes) in two shapes: a multi-row VALUES with 704 parameters (what
- * `insertRows` sends) and one JSON parameter unpacked by `json(b)_populate_recordset`. Two
+ * the table's own three indexes) in four shapes: a multi-row VALUES with 704 parameters (what
+ * `insertRows` sends), eleven array parameters unpacked by `unnest`, and one JSON parameter
+ * unpacked by `json_populate_recordset` or `jsonb_populate_recordset`. Two
  * callers, 1,500 batches a shape, two rounds, in a database of its own that is dropped after.
  * PostgreSQL's CPU is every `postgres` process's, from /proc (bench/lib/processes.ts).
  */
@@ -38,12 +39,22 @@ try {
     at: 1_795_000_000_000_000 + n,
     repeat_count: 1,
   });
+  /** Each column's PostgreSQL type, for `unnest`'s array parameters. */
+  const ARRAY_TYPES: Record<(typeof columns)[number], string> = {
+    request_id: "text", org_id: "text", key_id: "text", actor: "text", method: "text", route: "text",
+    status: "int4", address: "text", duration_ms: "float8", at: "int8", repeat_count: "int4",
+  };
   const values = Array.from({ length: 64 }, (_, i) => `(${columns.map((_, c) => `$${i * columns.length + c + 1}`).join(", ")})`).join(", ");
   const list = columns.join(", ");
   const shapes: Record<string, (rows: Entry[]) => Promise<unknown>> = {
     "VALUES, 704 parameters": (rows) => sql.unsafe(`INSERT INTO activity_entries (${list}) VALUES ${values} ON CONFLICT (request_id) DO NOTHING`, rows.flatMap((r) => columns.map((c) => r[c]))),
     "jsonb_populate_recordset, 1 parameter": (rows) =>
       sql.unsafe(`INSERT INTO activity_entries (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::activity_entries, $1::text::jsonb) ON CONFLICT (request_id) DO NOTHING`, [JSON.stringify(rows)]),
+    "unnest, 11 array parameters": (rows) =>
+      sql.unsafe(
+        `INSERT INTO activity_entries (${list}) SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${ARRAY_TYPES[c]}[]`).join(", ")}) ON CONFLICT (request_id) DO NOTHING`,
+        columns.map((c) => rows.map((r) => r[c])),
+      ),
     "json_populate_recordset, 1 parameter": (rows) =>
       sql.unsafe(`INSERT INTO activity_entries (${list}) SELECT ${list} FROM json_populate_recordset(NULL::activity_entries, $1::text::json) ON CONFLICT (request_id) DO NOTHING`, [JSON.stringify(rows)]),
   };
