@@ -6,9 +6,9 @@ import { insertRows, type Sql } from "./sql.ts";
 const FIELDS = ["request_id", "org_id", "key_id", "actor", "method", "route", "status", "address", "duration_ms", "at", "repeat_count"] as const satisfies readonly (keyof ActivityEntry)[];
 /**
  * Activity entries, keyed by request id: an entry written twice (a batch delivered again, a
- * write's entry that also reached a batch) is one row. A batch is written as multi-row
- * INSERTs (`insertRows`): one statement (and, on PostgreSQL, one round trip) per 64 entries
- * instead of one per entry.
+ * write's entry that also reached a batch) is one row. A batch is written by `insertRows`: on
+ * PostgreSQL one statement (and one round trip) per 64 entries instead of one per entry; on
+ * SQLite, where a statement is no round trip, one prepared one-row statement per entry.
  */
 export function createActivityStore(sql: Sql) {
   // An entry that stands for one call carries no repeat_count.

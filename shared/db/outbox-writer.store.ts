@@ -25,7 +25,7 @@ export function createOutboxWriter(sql: Sql, onWrite: () => void = () => {}) {
       yield* insert.send({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now });
       sql.afterCommit(onWrite);
     },
-    /** Many jobs of one name in multi-row INSERTs (a change's webhook deliveries, a recovery). */
+    /** Many jobs of one name (a change's webhook deliveries, a recovery), in `insertRows`' chunks. */
     *addMany<Q extends QueueName, N extends JobName<Q>>(orgId: string | null, queue: Q, name: N, payloads: readonly JobPayload<Q, N>[], now: number): Flow<void> {
       if (payloads.length === 0) return;
       yield* insertMany.send(payloads.map((payload) => ({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now })));

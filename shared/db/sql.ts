@@ -148,7 +148,7 @@ export interface InsertRows<R> {
  * Rows per INSERT statement on each engine. PostgreSQL pays a round trip per statement, so rows
  * travel 64 to a statement. SQLite pays none, and a one-row statement prepared once is the
  * cheaper way there: a 64-row statement's 704 named parameters cost more to gather and bind
- * than 64 runs of one row (activity entries: 7–9 µs a row against 4.3–4.9, in one transaction).
+ * than 64 runs of one row (activity entries: 7–9 µs a row against ~5, in one transaction).
  */
 const ROW_CHUNKS = { postgres: ID_CHUNKS, sqlite: [1] } as const;
 
