@@ -36,9 +36,10 @@ export function createEventStore(sql: Sql) {
     `INSERT INTO event_positions (org_id, last_position) VALUES ($orgId, $count)
      ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + excluded.last_position`,
   );
-  // A cascade's events go in (`insertRows`) while the position lock is held. Each event's position is read from the row the upsert above just moved (its
-  // `position` parameter is its offset from the last position taken), so the change never
-  // waits for the upsert's answer: both are sent without waiting, with the change's other writes.
+  // A cascade's events go in (`insertRows`) while the position lock is held. Each event's
+  // position is read from the row the upsert above just moved (its `position` parameter is its
+  // offset from the last position taken), so the change never waits for the upsert's answer:
+  // both are sent without waiting, with the change's other writes.
   const insertMany = insertRows(
     sql,
     "events",
