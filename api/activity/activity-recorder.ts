@@ -28,8 +28,9 @@ const MICROS_PER_SECOND = 1_000_000;
  * A call that changed data writes its entry in the change's own transaction
  * (`recordWithChange`), so no crash can separate the two. Every other call's entry gathers in
  * memory and is written by the next flush (every 50 ms or 500 entries), in one transaction
- * (`insertRows`: on PostgreSQL one statement per 64 entries, on SQLite one per entry). What a SIGKILL can lose is what is in memory: at most the last
- * 50 ms of read calls' entries (and the refusals of the second under way).
+ * (`insertRows`: on PostgreSQL one statement per 64 entries, on SQLite one per entry). What a
+ * SIGKILL can lose is what is in memory: at most the last 50 ms of read calls' entries (and the
+ * refusals of the second under way).
  *
  * Refusals cannot fill the disk: the 429s of one key within one second of the clock become one
  * entry, the first refusal's, with `repeat_count` the number of refusals. It is written once its

@@ -7,7 +7,7 @@ import type { Actor } from "../auth/actor.ts";
 import { slugTaken } from "./customers.errors.ts";
 import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
 import type { CoreDeps } from "../deps.ts";
-import type { CustomerStore } from "./customers.store.ts";
+import type { CustomerLock, CustomerStore } from "./customers.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
 import { findByRef } from "../refs.ts";
 import { toContactResource } from "../contacts/contacts.resource.ts";
@@ -43,11 +43,10 @@ export function toCustomerResource(row: CustomerRow): CustomerResource {
 /**
  * The customer `ref` names in the workspace, or not_found (on `field` when given). Inside a
  * transaction it is locked until the end: for a change of it (or of its contacts, whose one
- * primary it guards), or, with `use: "reference"`, only kept from changing or going while a new
+ * primary it guards), or, with `lock: "share"`, only kept from changing or going while a new
  * record under it is written (other such creates go on beside).
  */
-export function* findCustomer(store: CustomerStore, orgId: string, ref: string | number, field?: string, use: "change" | "reference" = "change"): Flow<CustomerRow> {
-  const lock = use === "change" ? "update" : "share";
+export function* findCustomer(store: CustomerStore, orgId: string, ref: string | number, field?: string, lock: CustomerLock = "update"): Flow<CustomerRow> {
   const row = yield* findByRef(ref, (id) => store.byId(orgId, id, lock), (n) => store.byDisplayId(orgId, n, lock));
   if (!row) {
     const error = notFound("customer", String(ref));

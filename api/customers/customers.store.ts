@@ -1,6 +1,6 @@
 import type { Flow } from "../../shared/db/flow.ts";
 import { contacts, customers, onboardings, type ContactRow, type CustomerRow, type OnboardingRow } from "../../shared/db/schema.ts";
-import { rowOf, type Params, type Sql } from "../../shared/db/sql.ts";
+import { rowOf, type Lock, type Params, type Sql } from "../../shared/db/sql.ts";
 import { slugTaken } from "./customers.errors.ts";
 
 /**
@@ -10,6 +10,9 @@ import { slugTaken } from "./customers.errors.ts";
  * (a new onboarding) reads it with a shared lock (`lock: "share"`): creates under one customer
  * run side by side, and a change or deletion of the customer waits for them all.
  */
+/** How a transaction's read of a customer holds it: for a change of it, or for a new record under it. */
+export type CustomerLock = Extract<Lock, "update" | "share">;
+
 export function createCustomerStore(sql: Sql) {
   // The service checks a slug is free before it writes it; two requests that both found it
   // free are told apart by the index, and the second answers as if it had seen the first.
@@ -17,7 +20,7 @@ export function createCustomerStore(sql: Sql) {
   const { columns, decode } = rowOf(customers);
   const live = "org_id = $orgId AND deleted_at IS NULL";
   // Each lookup under both locks: `update` for a change of the customer, `share` for a new record under it.
-  const lookups = (lock: "update" | "share") => ({
+  const lookups = (lock: CustomerLock) => ({
     byId: sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND id = $id`, { decode, lock }),
     byDisplayId: sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND display_id = $displayId`, { decode, lock }),
   });
@@ -51,8 +54,8 @@ export function createCustomerStore(sql: Sql) {
 
   return {
     /** In a transaction, locked to its end: `share` keeps it from changing or going but lets other `share` readers (creates under it) go on. */
-    byId: (orgId: string, id: string, lock: "update" | "share" = "update") => locked[lock].byId.get({ orgId, id }),
-    byDisplayId: (orgId: string, displayId: number, lock: "update" | "share" = "update") => locked[lock].byDisplayId.get({ orgId, displayId }),
+    byId: (orgId: string, id: string, lock: CustomerLock = "update") => locked[lock].byId.get({ orgId, id }),
+    byDisplayId: (orgId: string, displayId: number, lock: CustomerLock = "update") => locked[lock].byDisplayId.get({ orgId, displayId }),
     *slugInUse(orgId: string, slug: string): Flow<boolean> {
       return (yield* slugInUse.get({ orgId, slug })) !== undefined;
     },

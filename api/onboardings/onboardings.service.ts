@@ -66,8 +66,8 @@ const isSuspended = (row: Pick<OnboardingRow, "state" | "waitingOnCustomer">) =>
 
 export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardingInput, origin: ChangeOrigin): Flow<OnboardingResource> {
   return yield* deps.transaction(function* () {
-    // Shared: creates under one customer do not queue on its row; its deletion waits for them.
-    const customer = yield* findCustomer(deps.customers, actor.orgId, input.customer_id, "customer_id", "reference");
+    // Shared: creates under one customer do not queue on its row; its change or deletion waits for them.
+    const customer = yield* findCustomer(deps.customers, actor.orgId, input.customer_id, "customer_id", "share");
     // What the events need is read before the sequence row's lock, which is then held for the writes alone.
     const writeEvents = yield* eventWriter(deps, actor.orgId, origin);
     const { displayId, createdAt: now } = yield* deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros());
