@@ -123,6 +123,7 @@ export async function createApp(infra: AppInfrastructure) {
     transaction: database.transaction,
     clock,
     nextSequence: stores.nextSequence,
+    sequenceBlocks: stores.sequenceBlocks,
     workspaces: stores.workspaces,
     outbox: stores.outbox,
     webhookSettings: { rules: infra.webhookRules ?? rulesFrom({}), secretKey: infra.secretKey ?? null },
@@ -232,6 +233,7 @@ export async function createApp(infra: AppInfrastructure) {
     logger,
     nowMicros: () => clock.nowMicros(),
     transaction: requestTransaction,
+    batches: { claims: stores.idempotency, activity: stores.activity, nowMicros: () => clock.nowMicros(), logger },
     busyTimeoutMs,
     databaseDeadlineMs: DATABASE_DEADLINE_MS,
   });

@@ -2,7 +2,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { Transaction } from "../shared/db/database.ts";
 import type { OutboundRules } from "../shared/webhooks/outbound-rules.ts";
 import type { createOutboxWriter } from "../shared/db/outbox-writer.store.ts";
-import type { NextSequence } from "./sequences.store.ts";
+import type { NextSequence, NextSequenceBlocks } from "./sequences.store.ts";
 import type { createWorkspaceStore } from "./workspaces.store.ts";
 
 /**
@@ -16,6 +16,8 @@ export interface CoreDeps {
   transaction: Transaction;
   clock: Clock;
   nextSequence: NextSequence;
+  /** The same for a batch of records made together (api/http/together.ts). */
+  sequenceBlocks: NextSequenceBlocks;
   workspaces: ReturnType<typeof createWorkspaceStore>;
   outbox: ReturnType<typeof createOutboxWriter>;
   /** Where webhooks may go, and the key that seals their secrets. */

@@ -9,7 +9,7 @@ import { createOnboardingPagesStore } from "./admin-area/onboarding-pages.store.
 import { createApiKeyStore } from "./auth/api-keys.store.ts";
 import { createFeatureStores } from "./features.ts";
 import { createIdempotencyStore } from "./idempotency/idempotency.store.ts";
-import { createSequences } from "./sequences.store.ts";
+import { createSequenceBlocks, createSequences } from "./sequences.store.ts";
 import { createWorkspaceStore } from "./workspaces.store.ts";
 
 /**
@@ -21,6 +21,7 @@ export function createApiStores(database: Database, onOutboxWrite: () => void) {
   const { sql } = database;
   return {
     nextSequence: createSequences(sql),
+    sequenceBlocks: createSequenceBlocks(sql),
     workspaces: createWorkspaceStore(sql),
     /** Each resource's own stores (`api/features.ts`). */
     features: createFeatureStores(sql),

@@ -24,6 +24,18 @@ export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queue
     labelNames: ["method", "route"] as const,
     registers: [registry],
   });
+  const batches = new Counter({
+    name: "change_batches_total",
+    help: "Batches of changes made together in one transaction (api/http/together.ts), by route.",
+    labelNames: ["route"] as const,
+    registers: [registry],
+  });
+  const batched = new Counter({
+    name: "batched_changes_total",
+    help: "Requests handed to a route's batches, by route and how each was made: 'together' (committed in a batch) or 'alone' (it left its batch and ran on its own).",
+    labelNames: ["route", "made"] as const,
+    registers: [registry],
+  });
   const { store } = deps;
   new Gauge({
     name: "queue_jobs",
@@ -129,6 +141,14 @@ export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queue
 
   return {
     observe: requests.observe,
+    /** A batch of `route` committed `together` requests; `alone` left it to run on their own. */
+    batch(route: string, together: number, alone: number): void {
+      if (together > 0) {
+        batches.inc({ route });
+        batched.inc({ route, made: "together" }, together);
+      }
+      if (alone > 0) batched.inc({ route, made: "alone" }, alone);
+    },
     clientDisconnected(method: string, route: string): void {
       disconnects.inc({ method, route });
     },

@@ -1,6 +1,6 @@
 import type { Flow } from "../../shared/db/flow.ts";
 import { contacts, customers, onboardings, type ContactRow, type CustomerRow, type OnboardingRow } from "../../shared/db/schema.ts";
-import { rowOf, type Lock, type Params, type Sql } from "../../shared/db/sql.ts";
+import { jsonRows, rowOf, type Lock, type Params, type Sql } from "../../shared/db/sql.ts";
 import { slugTaken } from "./customers.errors.ts";
 
 /**
@@ -25,6 +25,11 @@ export function createCustomerStore(sql: Sql) {
     byDisplayId: sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND display_id = $displayId`, { decode, lock }),
   });
   const locked = { update: lookups("update"), share: lookups("share") };
+  // The customers a batch of new records refers to, by id, under the shared lock (`share`).
+  const referred = sql.statement<{ id: string; orgId: string }>(
+    `SELECT id, org_id AS "orgId" FROM customers WHERE deleted_at IS NULL AND id IN (SELECT refs."id" FROM ${sql.rowSet("refs", { id: "text" })})`,
+    { lock: "share" },
+  );
   const slugInUse = sql.statement(`SELECT id FROM customers WHERE ${live} AND slug = $slug`);
   const page = sql.statement(`SELECT ${columns} FROM customers WHERE ${live} AND created_at < $before ORDER BY created_at DESC LIMIT $limit`, { decode });
   const pageByStatus = sql.statement(
@@ -56,6 +61,8 @@ export function createCustomerStore(sql: Sql) {
     /** In a transaction, locked to its end: `share` keeps it from changing or going but lets other `share` readers (creates under it) go on. */
     byId: (orgId: string, id: string, lock: CustomerLock = "update") => locked[lock].byId.get({ orgId, id }),
     byDisplayId: (orgId: string, displayId: number, lock: CustomerLock = "update") => locked[lock].byDisplayId.get({ orgId, displayId }),
+    /** Live customers of any workspace among `ids`, locked `share` in a transaction: the caller checks each one's workspace. */
+    referredTo: (ids: readonly string[]) => referred.all({ refs: jsonRows(ids.map((id) => ({ id }))) }),
     *slugInUse(orgId: string, slug: string): Flow<boolean> {
       return (yield* slugInUse.get({ orgId, slug })) !== undefined;
     },

@@ -93,21 +93,23 @@ function* writeEvents(deps: EventDeps, orgId: string, origin: ChangeOrigin, targ
   const ids = pending.map(() => newId("evt"));
   // Before the positions: their lock is then held for the events' INSERT alone.
   yield* queueDeliveries(deps, orgId, targets, pending.map((event, i) => ({ id: ids[i]!, type: event.type })), now);
-  yield* deps.events.append(
-    orgId,
-    pending.map((event, i) => ({
-      id: ids[i]!,
-      type: event.type,
-      objectId: event.object.id,
-      livemode: origin.livemode,
-      actorType: origin.actor.type,
-      actorName: origin.actor.name,
-      requestId: origin.request?.id ?? null,
-      idempotencyKey: origin.request?.idempotency_key ?? null,
-      data: JSON.stringify(event.previous_attributes === undefined ? { object: event.object } : { object: event.object, previous_attributes: event.previous_attributes }),
-      createdAt: now,
-    })),
-  );
+  yield* deps.events.append(orgId, eventRows(origin, pending, ids, now));
+}
+
+/** A change's events as rows of the feed (their positions still to take), with the ids given. */
+export function eventRows(origin: ChangeOrigin, pending: readonly PendingEvent[], ids: readonly string[], now: number): Omit<EventRow, "orgId" | "position">[] {
+  return pending.map((event, i) => ({
+    id: ids[i]!,
+    type: event.type,
+    objectId: event.object.id,
+    livemode: origin.livemode,
+    actorType: origin.actor.type,
+    actorName: origin.actor.name,
+    requestId: origin.request?.id ?? null,
+    idempotencyKey: origin.request?.idempotency_key ?? null,
+    data: JSON.stringify(event.previous_attributes === undefined ? { object: event.object } : { object: event.object, previous_attributes: event.previous_attributes }),
+    createdAt: now,
+  }));
 }
 
 /** The event as the API returns it (shared with webhook deliveries: shared/event-resource.ts). */

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { ErrorCode } from "../../shared/errors.ts";
 import type { Actor } from "../auth/actor.ts";
+import type { Together } from "./together.ts";
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
@@ -38,6 +39,8 @@ interface RouteDoc<P, Q, B> {
   otherResponses?: readonly { status: number; description: string; schema: TSchema; example: unknown }[];
   /** Codes this route can answer besides the ones every route shares. */
   errors: readonly ErrorCode[];
+  /** How its changes are made together in batches (api/http/together.ts); without it, each request runs its handler alone. */
+  together?: Together<RequestInput<In<P>, In<Q>, In<B>> & { actor: Actor }, any>;
 }
 
 /**

@@ -20,6 +20,8 @@ import type { RequestLimits } from "../limits/request-limits.ts";
 import { ClientDisconnected, readJsonBody } from "./body.ts";
 import { errorResponse } from "./error-map.ts";
 import { Reply, type Method, type RouteDef } from "./route.ts";
+import { createBatcher, type BatcherDeps } from "./together.ts";
+import type { BatchClaim } from "../idempotency/idempotency.store.ts";
 import { compileValidator, type Validator } from "./validation.ts";
 
 export interface RouterDeps {
@@ -36,6 +38,8 @@ export interface RouterDeps {
    * timers, and answers 503 past its bound (SQLite's group commit; PostgreSQL's row locks).
    */
   transaction: Transaction;
+  /** What routes whose changes are made together need (api/http/together.ts); their transaction is `transaction`. */
+  batches: Omit<BatcherDeps, "transaction">;
   /** How long a read waits, without blocking, for a database busy in another process before answering 503. */
   busyTimeoutMs: number;
   /**
@@ -187,6 +191,11 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       return change(request, actor, input, rawBody, headers, activity);
     }
 
+    const batcher = route.together ? createBatcher(route.together, status, { ...deps.batches, transaction: deps.transaction }, { onBatch: (made, alone) => deps.metrics.batch(route.path, made, alone) }) : null;
+    /** The response body of the request made in a batch with others, or null: it runs alone (below). */
+    const madeTogether = (input: Input, claim: BatchClaim | null, activity: (status: number) => ActivityEntry): Promise<string | null> | null =>
+      batcher && route.together!.accepts(input as never) ? batcher.submit({ input: input as never, claim, entry: activity }) : null;
+
     async function change(request: Request, actor: Actor, input: Input, rawBody: unknown, headers: Record<string, string>, activity: (status: number) => ActivityEntry): Promise<Answer> {
       let activityWritten = false;
       const changeWithActivity = function* (): Flow<unknown> {
@@ -208,6 +217,11 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         // requests with the key to wait.
         const leave = deps.idempotency.enter(actor.keyId, key);
         try {
+          const body = await madeTogether(input, { apiKeyId: actor.keyId, key, fingerprint }, activity);
+          if (body !== null) {
+            noteWriteSucceeded();
+            return { response: json(status, body, headers), activityWritten: true };
+          }
           const outcome = await run(deps.idempotency.perform(actor.keyId, key, fingerprint, status, changeWithActivity));
           noteWriteSucceeded();
           // A replay wrote nothing (even if an attempt rolled back after the change ran): its entry is recorded like a read's.
@@ -218,6 +232,11 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         }
       }
 
+      const body = await madeTogether(input, null, activity);
+      if (body !== null) {
+        noteWriteSucceeded();
+        return { response: json(status, body, headers), activityWritten: true };
+      }
       const result = await run(deps.transaction(changeWithActivity));
       noteWriteSucceeded();
       return { response: toResponse(result, headers), activityWritten };

@@ -1,5 +1,5 @@
 import type { Flow } from "../../shared/db/flow.ts";
-import { decoder, type Sql } from "../../shared/db/sql.ts";
+import { decoder, jsonRows, type Sql } from "../../shared/db/sql.ts";
 
 export interface StoredClaim {
   fingerprint: string;
@@ -11,6 +11,8 @@ export interface StoredClaim {
 }
 
 type Ids = { apiKeyId: string; key: string };
+/** A claim of a batch of changes made together (api/http/together.ts). */
+export type BatchClaim = Ids & { fingerprint: string };
 
 /**
  * Idempotency keys: claimed by inserting on the primary key, never select-then-insert. Of any
@@ -34,6 +36,19 @@ export function createIdempotencyStore(sql: Sql) {
   const release = sql.statement(`DELETE FROM idempotency_keys WHERE ${scope} AND completed_at IS NULL`);
   const complete = sql.statement(`UPDATE idempotency_keys SET completed_at = $now, response_status = $status, response_body = $body WHERE ${scope}`);
   const purge = sql.statement(`DELETE FROM idempotency_keys WHERE created_at < $cutoff`);
+  // A batch's claims in one statement, in key order: two batches (of two processes) that claim
+  // keys in common take them in the same order, so neither holds one the other waits for.
+  const claimMany = sql.statement<Ids>(
+    `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at)
+     SELECT claims."apiKeyId", claims."key", claims."fingerprint", CAST($now AS BIGINT), CAST($now AS BIGINT)
+     FROM ${sql.rowSet("claims", { apiKeyId: "text", key: "text", fingerprint: "text" })} WHERE true ORDER BY claims."apiKeyId", claims."key"
+     ON CONFLICT DO NOTHING RETURNING api_key_id AS "apiKeyId", key`,
+  );
+  const completeMany = sql.statement(
+    `UPDATE idempotency_keys SET completed_at = $now, response_status = $status, response_body = done."body"
+     FROM ${sql.rowSet("done", { apiKeyId: "text", key: "text", body: "text" })}
+     WHERE idempotency_keys.api_key_id = done."apiKeyId" AND idempotency_keys.key = done."key"`,
+  );
 
   return {
     /** True when this call inserted the claim. */
@@ -48,6 +63,19 @@ export function createIdempotencyStore(sql: Sql) {
     release: (ids: Ids) => release.run(ids),
     /** Stores the response: sent without waiting (`Statement.send`), it travels with the change's last writes. */
     complete: (ids: Ids, status: number, body: string, now: number) => complete.send({ ...ids, status, body, now }),
+    /**
+     * Claims a batch's keys at once; answers the claims it could not take (the key is another
+     * request's, committed or in flight elsewhere: that request's transaction is waited for).
+     */
+    *claimMany(claims: readonly BatchClaim[], now: number): Flow<BatchClaim[]> {
+      if (claims.length === 0) return [];
+      const taken = new Set((yield* claimMany.all({ claims: jsonRows(claims), now })).map((row) => `${row.apiKeyId} ${row.key}`));
+      return claims.filter((claim) => !taken.has(`${claim.apiKeyId} ${claim.key}`));
+    },
+    /** Stores a batch's responses (one status), sent without waiting like `complete`. */
+    *completeMany(done: readonly (Ids & { body: string })[], status: number, now: number): Flow<void> {
+      if (done.length > 0) yield* completeMany.send({ done: jsonRows(done), status, now });
+    },
     /** Deletes stored responses created before `cutoff`; answers how many. */
     purgeBefore: (cutoff: number) => purge.run({ cutoff }),
   };

@@ -19,6 +19,7 @@ import {
   updateOnboarding,
   type OnboardingDeps,
 } from "./onboardings.service.ts";
+import { onboardingsTogether } from "./onboardings.together.ts";
 
 const tag = "Onboardings";
 const page = { status: 200, description: "A page of onboardings.", schema: OnboardingList, example: listOf(exampleOnboarding) } as const;
@@ -49,6 +50,8 @@ export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => [
     success: { status: 201, description: "The new onboarding.", schema: Onboarding, example: exampleOnboarding },
     errors: ["customer_not_found"],
     handler: (input) => createOnboarding(deps, input.actor, input.body, apiOrigin(input)),
+    // Creates that arrive together are written together: one transaction for a batch.
+    together: onboardingsTogether(deps),
   }),
   defineRoute({
     method: "GET",

@@ -64,6 +64,46 @@ const targetInstant = (date: string | null) => (date === null ? null : parseDate
 const isSuspended = (row: Pick<OnboardingRow, "state" | "waitingOnCustomer">) =>
   row.state === "waiting" && row.waitingOnCustomer;
 
+/** A new onboarding's row: the defaults, the request's fields over them, and what derives from both. */
+export function newOnboarding(actor: Actor, customerId: string, input: CreateOnboardingInput, displayId: number, now: number): OnboardingRow {
+  const defaults: OnboardingRow = {
+    id: newId("onb"),
+    orgId: actor.orgId,
+    customerId,
+    displayId,
+    templateId: null,
+    phase: "before_getting_started",
+    state: "active",
+    startedAt: now,
+    completedAt: null,
+    targetLaunchDate: null,
+    targetLaunchAt: null,
+    csmId: null,
+    seId: null,
+    designerId: null,
+    productOpsId: null,
+    notes: null,
+    waitingOnCustomer: false,
+    waitingOnCustomerSince: null,
+    wizardCompletedAt: null,
+    reminderEmail: true,
+    reminderSlack: true,
+    reminderFrequencyDays: 1,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    phaseEnteredAt: now,
+    slaSuspendedMicros: 0,
+    slaSuspendedSince: null,
+    lastChangedMode: actor.mode,
+  };
+  const { customer_id: _customer, ...settable } = input;
+  const row = applyFields(defaults, settable, FIELDS).next;
+  row.targetLaunchAt = targetInstant(row.targetLaunchDate);
+  if (row.phase === "completed") row.completedAt = now;
+  return row;
+}
+
 export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboardingInput, origin: ChangeOrigin): Flow<OnboardingResource> {
   return yield* deps.transaction(function* () {
     // Shared: creates under one customer do not queue on its row; its change or deletion waits for them.
@@ -71,41 +111,7 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
     // What the events need is read before the sequence row's lock, which is then held for the writes alone.
     const writeEvents = yield* eventWriter(deps, actor.orgId, origin);
     const { displayId, createdAt: now } = yield* deps.nextSequence(actor.orgId, "onboarding", deps.clock.nowMicros());
-    const defaults: OnboardingRow = {
-      id: newId("onb"),
-      orgId: actor.orgId,
-      customerId: customer.id,
-      displayId,
-      templateId: null,
-      phase: "before_getting_started",
-      state: "active",
-      startedAt: now,
-      completedAt: null,
-      targetLaunchDate: null,
-      targetLaunchAt: null,
-      csmId: null,
-      seId: null,
-      designerId: null,
-      productOpsId: null,
-      notes: null,
-      waitingOnCustomer: false,
-      waitingOnCustomerSince: null,
-      wizardCompletedAt: null,
-      reminderEmail: true,
-      reminderSlack: true,
-      reminderFrequencyDays: 1,
-      createdAt: now,
-      updatedAt: now,
-      deletedAt: null,
-      phaseEnteredAt: now,
-      slaSuspendedMicros: 0,
-      slaSuspendedSince: null,
-      lastChangedMode: actor.mode,
-    };
-    const { customer_id: _customer, ...settable } = input;
-    const row = applyFields(defaults, settable, FIELDS).next;
-    row.targetLaunchAt = targetInstant(row.targetLaunchDate);
-    if (row.phase === "completed") row.completedAt = now;
+    const row = newOnboarding(actor, customer.id, input, displayId, now);
     yield* deps.onboardings.insert(row);
     const resource = toOnboardingResource(row);
     yield* writeEvents([{ type: "onboarding.created", object: resource }]);

@@ -1,6 +1,6 @@
 import { getTableColumns } from "drizzle-orm";
 import { onboardings as o, type OnboardingRow } from "../../shared/db/schema.ts";
-import { col, rowOf, type Sql } from "../../shared/db/sql.ts";
+import { col, insertRows, rowOf, type Sql } from "../../shared/db/sql.ts";
 
 const IMMUTABLE = new Set<string>(["id", "orgId", "customerId", "displayId", "createdAt", "startedAt", "deletedAt"]);
 
@@ -39,7 +39,9 @@ export function createOnboardingStore(sql: Sql) {
   // stores it with one statement instead of building one per changed field.
   const all = Object.entries(getTableColumns(o));
   const inserted = all.filter(([key]) => key !== "deletedAt");
+  const keyOf = new Map(inserted.map(([key, c]) => [c.name, key as keyof Omit<OnboardingRow, "deletedAt">]));
   const insert = sql.statement(`INSERT INTO onboardings (${inserted.map(([, c]) => col(c)).join(", ")}) VALUES (${inserted.map(([key]) => `$${key}`).join(", ")})`);
+  const insertMany = insertRows(sql, "onboardings", inserted.map(([, c]) => c.name), (row: Omit<OnboardingRow, "deletedAt">, column) => row[keyOf.get(column)!]);
   const mutable = all.filter(([key]) => !IMMUTABLE.has(key));
   const update = sql.statement(`UPDATE onboardings SET ${mutable.map(([key, c]) => `${col(c)} = $${key}`).join(", ")} WHERE id = $id`);
   const softDelete = sql.statement(`UPDATE onboardings SET deleted_at = $now WHERE id = $id`);
@@ -56,6 +58,8 @@ export function createOnboardingStore(sql: Sql) {
     },
     // Sent without waiting (`send`): nothing reads their answer, and a change's writes travel together.
     insert: (row: Omit<OnboardingRow, "deletedAt">) => insert.send(row),
+    /** A batch's new onboardings (made together: api/onboardings/onboardings.together.ts). */
+    insertMany: (rows: readonly Omit<OnboardingRow, "deletedAt">[]) => insertMany.send(rows),
     update: (row: OnboardingRow) => update.send(row),
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),
   };

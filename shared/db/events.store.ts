@@ -1,6 +1,6 @@
 import type { Flow } from "./flow.ts";
 import { events, type EventRow } from "./schema.ts";
-import { decoder, insertRows, rowOf, type Sql } from "./sql.ts";
+import { decoder, insertRows, jsonRows, rowOf, type Sql } from "./sql.ts";
 
 /** The table's columns and the row's fields they hold. */
 const COLUMNS = {
@@ -34,6 +34,12 @@ export function createEventStore(sql: Sql) {
   const { columns, decode } = rowOf(events);
   const allocate = sql.statement(
     `INSERT INTO event_positions (org_id, last_position) VALUES ($orgId, $count)
+     ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + excluded.last_position`,
+  );
+  // A batch's workspaces at once (changes made together), in workspace order like the sequences'.
+  const allocateMany = sql.statement(
+    `INSERT INTO event_positions (org_id, last_position)
+     SELECT counts."orgId", counts."count" FROM ${sql.rowSet("counts", { orgId: "text", count: "integer" })} WHERE true ORDER BY counts."orgId"
      ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + excluded.last_position`,
   );
   // A cascade's events go in (`insertRows`) while the position lock is held. Each event's
@@ -90,6 +96,24 @@ export function createEventStore(sql: Sql) {
       if (rows.length === 0) return;
       yield* allocate.send({ orgId, count: rows.length });
       yield* insertMany.send(rows.map((row, i) => ({ ...row, orgId, position: i + 1 - rows.length })));
+    },
+    /**
+     * `append` for a batch of changes of several workspaces made together: each workspace's
+     * events, in the order given, at its next positions, with one statement for the positions.
+     */
+    *appendAcross(rows: readonly Omit<EventRow, "position">[]): Flow<void> {
+      if (rows.length === 0) return;
+      const counts = new Map<string, number>();
+      for (const row of rows) counts.set(row.orgId, (counts.get(row.orgId) ?? 0) + 1);
+      yield* allocateMany.send({ counts: jsonRows([...counts].map(([orgId, count]) => ({ orgId, count }))) });
+      const seen = new Map<string, number>();
+      yield* insertMany.send(
+        rows.map((row) => {
+          const nth = (seen.get(row.orgId) ?? 0) + 1;
+          seen.set(row.orgId, nth);
+          return { ...row, position: nth - counts.get(row.orgId)! };
+        }),
+      );
     },
     /** The last position handed out (0 before the first event). */
     *head(orgId: string): Flow<number> {

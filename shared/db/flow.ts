@@ -84,6 +84,21 @@ export function runSync<T>(flow: Flow<T>): T {
   return step.value;
 }
 
+type Answers<T extends readonly Flow<unknown>[]> = { -readonly [K in keyof T]: T[K] extends Flow<infer R> ? R : never };
+
+/**
+ * Runs several store calls at once and answers theirs in order. On PostgreSQL each is sent
+ * before any answer is awaited, so inside a transaction they travel pipelined on its connection
+ * and cost one round trip, not one each (a batch's first reads and locks: api/http/together.ts);
+ * on SQLite they run one after the other, synchronously. A failure of any fails the step (the
+ * transaction's failure, on PostgreSQL, is then the first statement's: shared/db/sql.ts).
+ */
+export function* together<T extends readonly Flow<unknown>[]>(...flows: T): Flow<Answers<T>> {
+  const answers = flows.map((flow) => run(flow));
+  if (!answers.some((answer) => answer instanceof Promise)) return answers as Answers<T>;
+  return (yield Promise.all(answers)) as Answers<T>;
+}
+
 /** Either a flow or a plain/promised value (route handlers may answer any), settled like `run`. */
 export function settle(value: unknown): unknown {
   return isFlow(value) ? run(value) : value;

@@ -110,7 +110,25 @@ export interface Sql {
    * there it does nothing.
    */
   reclaim(pages: number): Flow<number>;
+  /**
+   * A list of rows handed to a statement as one parameter and read there as a table: the
+   * statement's `FROM` names `rowSet("claims", { apiKeyId: "text", … })`, and its parameter
+   * `$claims` holds the rows as a JSON array of objects with those fields (`jsonRows`). One
+   * statement then writes or reads a whole batch's rows, however many, with one prepared text
+   * (changes made together: api/http/together.ts). Each engine reads the JSON with its own
+   * function (PostgreSQL `json_to_recordset`, SQLite `json_each`); the table is aliased with
+   * the parameter's name and its columns keep the fields' names (`claims."apiKeyId"`).
+   */
+  rowSet(param: string, columns: Readonly<Record<string, RowSetType>>): string;
 }
+
+/** The type of a `rowSet` column: JSON strings, integers (to 2^53), numbers, and true/false. */
+export type RowSetType = "text" | "integer" | "real" | "boolean";
+
+/** A `rowSet` parameter's value. */
+export const jsonRows = (rows: readonly object[]): string => JSON.stringify(rows);
+
+const PG_ROW_SET_TYPE: Record<RowSetType, string> = { text: "text", integer: "bigint", real: "double precision", boolean: "boolean" };
 
 /** Rows per statement for a list of ids (`IN (…)`) or of rows (`insertRows`): a list is run in chunks of these sizes, so at most 7 statements are prepared. */
 const ID_CHUNKS = [64, 32, 16, 8, 4, 2, 1];
@@ -307,6 +325,9 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
       }),
     // A SQLite transaction is synchronous: by the next turn it has committed or rolled back.
     afterCommit: (fn) => void setImmediate(fn),
+    // json_extract answers a JSON integer as INTEGER, a string as TEXT and true as 1.
+    rowSet: (param, columns) =>
+      `(SELECT ${Object.keys(columns).map((name) => `json_extract(value, '$.${name}') AS "${name}"`).join(", ")} FROM json_each($${param})) AS ${param}`,
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
       // bun:sqlite binds `$name` from an object's `name` key (strict mode) as written. SQLite's
       // byte-wise collation is BINARY, PostgreSQL's is "C".
@@ -433,6 +454,8 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
   return {
     engine: "postgres",
     afterCommit,
+    rowSet: (param, columns) =>
+      `json_to_recordset(CAST(CAST($${param} AS text) AS json)) AS ${param}(${Object.entries(columns).map(([name, type]) => `"${name}" ${PG_ROW_SET_TYPE[type]}`).join(", ")})`,
     tableBytes: (table) => step(async () => Number((await pool.unsafe("SELECT pg_total_relation_size($1::regclass) AS bytes", [table]))[0]!.bytes)),
     reclaim: () => step(() => 0),
     databaseBytes: () => step(async () => Number((await pool.unsafe("SELECT pg_database_size(current_database()) AS bytes", []))[0]!.bytes)),

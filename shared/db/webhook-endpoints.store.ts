@@ -1,6 +1,6 @@
 import type { Flow } from "./flow.ts";
 import { webhookAttempts, webhookEndpoints, type WebhookEndpointRow } from "./schema.ts";
-import { decoder, rowOf, type Sql } from "./sql.ts";
+import { decoder, jsonRows, rowOf, type Sql } from "./sql.ts";
 
 /** Webhook endpoints and their attempts log, as the API reads and changes them. */
 export function createWebhookEndpointStore(sql: Sql) {
@@ -18,6 +18,10 @@ export function createWebhookEndpointStore(sql: Sql) {
   );
   const enabled = sql.statement<{ id: string; enabledEvents: string }>(
     `SELECT id, enabled_events AS "enabledEvents" FROM webhook_endpoints WHERE org_id = $orgId AND status = 'enabled'`,
+  );
+  const enabledIn = sql.statement<{ orgId: string; id: string; enabledEvents: string }>(
+    `SELECT org_id AS "orgId", id, enabled_events AS "enabledEvents" FROM webhook_endpoints
+     WHERE status = 'enabled' AND org_id IN (SELECT orgs."orgId" FROM ${sql.rowSet("orgs", { orgId: "text" })})`,
   );
   const update = sql.statement(
     `UPDATE webhook_endpoints SET url = $url, description = $description, enabled_events = $enabledEvents, status = $status,
@@ -56,6 +60,17 @@ export function createWebhookEndpointStore(sql: Sql) {
     *enabled(orgId: string): Flow<{ id: string; enabledEvents: string[] }[]> {
       const rows = yield* enabled.all({ orgId });
       return rows.map((row) => ({ id: row.id, enabledEvents: JSON.parse(row.enabledEvents) as string[] }));
+    },
+    /** `enabled` for several workspaces at once (a batch of changes made together): each workspace's, by its id (none: absent). */
+    *enabledIn(orgIds: readonly string[]): Flow<Map<string, { id: string; enabledEvents: string[] }[]>> {
+      const byOrg = new Map<string, { id: string; enabledEvents: string[] }[]>();
+      if (orgIds.length === 0) return byOrg;
+      for (const row of yield* enabledIn.all({ orgs: jsonRows(orgIds.map((orgId) => ({ orgId }))) })) {
+        const list = byOrg.get(row.orgId) ?? [];
+        list.push({ id: row.id, enabledEvents: JSON.parse(row.enabledEvents) as string[] });
+        byOrg.set(row.orgId, list);
+      }
+      return byOrg;
     },
     update: (row: WebhookEndpointRow) => update.run(row),
     /** The endpoint with its new secret, the old one kept until `previousExpiresAt`; undefined when there is no such endpoint. */

@@ -1,0 +1,168 @@
+import type { Transaction } from "../../shared/db/database.ts";
+import { run, together, type Flow } from "../../shared/db/flow.ts";
+import { isDatabaseBusy } from "../../shared/db/busy.ts";
+import { DomainError } from "../../shared/errors.ts";
+import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
+import type { Logger } from "../../shared/logger.ts";
+import type { BatchClaim } from "../idempotency/idempotency.store.ts";
+import type { ApiStores } from "../stores.ts";
+
+/**
+ * Creates made together: the requests of one route that arrive while earlier batches are being
+ * written go as one transaction whose statements each carry the whole batch's rows
+ * (`Sql.rowSet`), so a batch of n costs about the statements, round trips and commit of one
+ * request. On PostgreSQL that is what a create costs most: each statement is a round trip and
+ * ~15–20 µs of the client's CPU, and a create of its own is eleven of them
+ * (bench/RESULTS.md, "the batched create"). On SQLite the batch is one body of the group commit.
+ *
+ * Every promise of a request made alone holds for each request of a batch:
+ * - its change, its events, their webhook deliveries, its activity entry and its stored
+ *   response commit together, or none of them does (one transaction, all or nothing);
+ * - an `Idempotency-Key` is claimed in that transaction, on the key's primary key, as alone;
+ * - a request the batch cannot make as asked leaves it before anything commits and runs alone,
+ *   on the route's handler, where it gets its own answer: a key claimed by another request
+ *   (replayed, 409, or taken over there), a customer that is missing or another workspace's
+ *   (404). Its leaving rolls the batch back; the others go again in the next batch.
+ * - A batch that fails for any other reason (a failure of this code) is rolled back and each
+ *   of its requests runs alone; the database unavailable or busy fails each of them as it
+ *   would have failed alone (503).
+ */
+export interface Together<I, S = unknown> {
+  /** Whether a request may go with others (the rest run alone, on the route's handler). */
+  accepts(input: I): boolean;
+  /**
+   * The batch's first round trip, sent with its keys' claims: what its changes read and lock.
+   * Answers what `write` needs, and the requests that cannot be made together (by index).
+   */
+  read(inputs: readonly I[], now: number): Flow<{ alone: readonly number[]; state: S }>;
+  /** The batch's writes, sent without waiting: answers each request's result, as its handler would have. */
+  write(inputs: readonly I[], state: S, now: number): Flow<unknown[]>;
+}
+
+/** One request handed to a batcher. */
+export interface BatchItem<I> {
+  input: I;
+  /** Its `Idempotency-Key`'s claim, or null. */
+  claim: BatchClaim | null;
+  /** Its activity entry for a status, written with the change. */
+  entry: (status: number) => ActivityEntry;
+}
+
+export interface BatcherDeps {
+  transaction: Transaction;
+  claims: ApiStores["idempotency"];
+  activity: ApiStores["activity"];
+  nowMicros: () => number;
+  logger: Logger;
+}
+
+export interface BatcherOptions {
+  /** Batches being written at once: each holds a connection for its transaction. */
+  batchesOut?: number;
+  /** Requests in a batch at most. */
+  most?: number;
+  /** Told of each batch: how many requests it committed, and how many left it to run alone (metrics). */
+  onBatch?: (together: number, alone: number) => void;
+}
+
+/** Some requests must leave the batch: it rolls back, they run alone, the rest go again. */
+class Leaving extends Error {
+  constructor(readonly alone: ReadonlySet<number>) {
+    super("requests that cannot be made together");
+  }
+}
+
+interface Waiting<I> {
+  item: BatchItem<I>;
+  /** The response body, or null: run the request alone. */
+  resolve(body: string | null): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The batcher of one route: `submit` answers the request's response body once its batch has
+ * committed, or null when the request is to run alone. Requests wait only while `batchesOut`
+ * batches are being written; the rest gather (up to `most`) and go when one is done, so under
+ * little load a request goes at once, in a batch of its own, and under much load the batches
+ * grow instead of the queue (two batches out measured best: bench/create-shapes.ts).
+ */
+export function createBatcher<I>(route: Together<I>, status: number, deps: BatcherDeps, options: BatcherOptions = {}) {
+  const batchesOut = options.batchesOut ?? 2;
+  const most = options.most ?? 64;
+  let waiting: Waiting<I>[] = [];
+  let out = 0;
+  let scheduled = false;
+
+  // Gathered for the rest of this turn of the event loop: the requests that arrive in it go together.
+  function schedule(): void {
+    if (scheduled || out >= batchesOut || waiting.length === 0) return;
+    scheduled = true;
+    setImmediate(pump);
+  }
+
+  function pump(): void {
+    scheduled = false;
+    while (out < batchesOut && waiting.length > 0) {
+      const batch = waiting.splice(0, most);
+      out++;
+      void write(batch).finally(() => {
+        out--;
+        schedule();
+      });
+    }
+  }
+
+  async function write(batch: Waiting<I>[]): Promise<void> {
+    try {
+      const bodies = await run(deps.transaction(() => writeBatch(batch.map((w) => w.item))));
+      options.onBatch?.(batch.length, 0);
+      batch.forEach((w, i) => w.resolve(bodies[i]!));
+    } catch (error) {
+      if (error instanceof Leaving) {
+        const again = batch.filter((w, i) => (error.alone.has(i) ? (w.resolve(null), false) : true));
+        options.onBatch?.(0, error.alone.size);
+        waiting = again.concat(waiting);
+        return;
+      }
+      if (isDatabaseBusy(error) || (error instanceof DomainError && error.code === "service_unavailable")) {
+        for (const w of batch) w.reject(error);
+        return;
+      }
+      deps.logger.error("a batch of changes failed; its requests run alone", { count: batch.length, error: error instanceof Error ? error.message : String(error) });
+      options.onBatch?.(0, batch.length);
+      for (const w of batch) w.resolve(null);
+    }
+  }
+
+  function* writeBatch(items: readonly BatchItem<I>[]): Flow<string[]> {
+    const now = deps.nowMicros();
+    const inputs = items.map((item) => item.input);
+    const claims = items.flatMap((item) => (item.claim ? [item.claim] : []));
+    // The claims go first on the connection, in key order: a key another transaction holds is waited for before this one takes any other lock.
+    const [lost, read] = yield* together(deps.claims.claimMany(claims, now), route.read(inputs, now));
+    const alone = new Set(read.alone);
+    if (lost.length > 0) {
+      const taken = new Set(lost.map((claim) => `${claim.apiKeyId} ${claim.key}`));
+      items.forEach((item, i) => item.claim && taken.has(`${item.claim.apiKeyId} ${item.claim.key}`) && alone.add(i));
+    }
+    if (alone.size > 0) throw new Leaving(alone);
+    const bodies = (yield* route.write(inputs, read.state, now)).map((result) => JSON.stringify(result));
+    yield* deps.claims.completeMany(
+      items.flatMap((item, i) => (item.claim ? [{ apiKeyId: item.claim.apiKeyId, key: item.claim.key, body: bodies[i]! }] : [])),
+      status,
+      now,
+    );
+    yield* deps.activity.insertMany(items.map((item) => item.entry(status)));
+    return bodies;
+  }
+
+  return {
+    submit: (item: BatchItem<I>): Promise<string | null> =>
+      new Promise((resolve, reject) => {
+        waiting.push({ item, resolve, reject });
+        schedule();
+      }),
+  };
+}
+
+export type Batcher<I> = ReturnType<typeof createBatcher<I>>;
