@@ -51,7 +51,7 @@ type SlidingWindowRedis = Redis & {
 
 /**
  * Slots a process claims per Redis call: 1 (exact) for small limits, limit/60 for larger
- * ones (10 for the paid tier). A claimed slot is spent within LEASE_MS or abandoned; it is
+ * ones (10 for the paid tier), and never more than MAX_LEASE. A claimed slot is spent within LEASE_MS or abandoned; it is
  * counted from the moment it was claimed. With leases of 2 or more, a key's next lease is
  * claimed in the background once half of the one in hand is spent, so a busy key's requests
  * do not wait on Redis at all (a wait on Redis was most of a read's tail). So per process and
@@ -59,7 +59,15 @@ type SlidingWindowRedis = Redis & {
  * (claimed but abandoned) or counted up to LEASE_MS early; in exchange a busy key costs one
  * Redis call per `lease` requests instead of one each, and none of them waits for it.
  */
-export const leaseSize = (limit: number) => Math.max(1, Math.floor(limit / 60));
+export const leaseSize = (limit: number) => Math.max(1, Math.min(MAX_LEASE, Math.floor(limit / 60)));
+/**
+ * Slots one claim takes at most, whatever the limit or the demand (ten ZADD calls of 500): each
+ * slot is a member the claim's script adds to the key's window, and Redis runs nothing else
+ * while it does. Without
+ * the bound, a limit of 10^9 a minute (a test's "no limit") made one claim of 16.7 million
+ * members: Redis was busy for minutes and refused every other client (BUSY).
+ */
+const MAX_LEASE = 5000;
 const LEASE_MS = 5000;
 /** While Redis is away, how often one PING (never a request) checks whether it is back. */
 const PROBE_MS = 1000;
@@ -172,7 +180,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
 
   async function claim(bucket: Bucket, name: string, limit: number): Promise<"claimed" | "redis_away"> {
     const now = Date.now();
-    const wanted = Math.min(limit, Math.max(leaseSize(limit), bucket.demand));
+    const wanted = Math.min(limit, MAX_LEASE, Math.max(leaseSize(limit), bucket.demand));
     try {
       const [granted, remaining, resetMs] = await withTimeout(
         redis.slidingWindow(`${options.keyPrefix}:ratelimit:${name}`, windowMs, limit, `${memberPrefix}:${++sequence}`, wanted),

@@ -198,6 +198,16 @@ describe("the limiter's claims", () => {
     limiter.close();
   });
 
+  test("a limit of a billion a minute claims 5,000 slots at most: one claim never keeps Redis busy", async () => {
+    const t = await createTestApp();
+    opened.push(t);
+    const prefix = uniquePrefix("lease");
+    const limiter = createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent") });
+    expect((await limiter.consume("key:huge", 1_000_000_000)).allowed).toBe(true);
+    expect(await t.redis.zcard(`${prefix}:ratelimit:key:huge`)).toBe(5_000);
+    limiter.close();
+  });
+
   test("a busy key's next lease is claimed once half the one in hand is spent: the requests after it never wait on Redis, even a hung one", async () => {
     const redisServer = await startPrivateRedis();
     const redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
