@@ -44,10 +44,16 @@ export function createIdempotencyStore(sql: Sql) {
      FROM ${sql.rowSet("claims", { apiKeyId: "text", key: "text", fingerprint: "text" })} WHERE true ORDER BY claims."apiKeyId", claims."key"
      ON CONFLICT DO NOTHING RETURNING api_key_id AS "apiKeyId", key`,
   );
+  // An upsert on the primary key, not an UPDATE … FROM the rows: the claims were inserted by this
+  // transaction, so every row conflicts and is found through the key's index whatever the
+  // planner thinks of the table. An UPDATE joined to the rows was planned as a hash join over
+  // the whole table when the table was small, and kept (a prepared statement's generic plan):
+  // a sequential scan of every stored response per batch.
   const completeMany = sql.statement(
-    `UPDATE idempotency_keys SET completed_at = $now, response_status = $status, response_body = done."body"
-     FROM ${sql.rowSet("done", { apiKeyId: "text", key: "text", body: "text" })}
-     WHERE idempotency_keys.api_key_id = done."apiKeyId" AND idempotency_keys.key = done."key"`,
+    `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at, completed_at, response_status, response_body)
+     SELECT done."apiKeyId", done."key", '', CAST($now AS BIGINT), CAST($now AS BIGINT), CAST($now AS BIGINT), CAST($status AS INTEGER), done."body"
+     FROM ${sql.rowSet("done", { apiKeyId: "text", key: "text", body: "text" })} WHERE true
+     ON CONFLICT (api_key_id, key) DO UPDATE SET completed_at = excluded.completed_at, response_status = excluded.response_status, response_body = excluded.response_body`,
   );
 
   return {
