@@ -57,7 +57,7 @@ export interface BatcherDeps {
 }
 
 export interface BatcherOptions {
-  /** Batches being written at once: each holds a connection for its transaction. */
+  /** Batches being written at once (1): each holds a connection for its transaction. */
   batchesOut?: number;
   /** Requests in a batch at most. */
   most?: number;
@@ -84,10 +84,12 @@ interface Waiting<I> {
  * committed, or null when the request is to run alone. Requests wait only while `batchesOut`
  * batches are being written; the rest gather (up to `most`) and go when one is done, so under
  * little load a request goes at once, in a batch of its own, and under much load the batches
- * grow instead of the queue (two batches out measured best: bench/create-shapes.ts).
+ * grow instead of the queue. One batch out measured best through the whole service (PostgreSQL
+ * creates at 0.41 / 0.49 of the bare server, against 0.36 / 0.44 with two: larger batches
+ * spend less of both processes' CPU per create; bench/RESULTS.md).
  */
 export function createBatcher<I>(route: Together<I>, status: number, deps: BatcherDeps, options: BatcherOptions = {}) {
-  const batchesOut = options.batchesOut ?? 2;
+  const batchesOut = options.batchesOut ?? 1;
   const most = options.most ?? 64;
   let waiting: Waiting<I>[] = [];
   let out = 0;
