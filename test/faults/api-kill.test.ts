@@ -46,4 +46,60 @@ describe("the API killed with SIGKILL under writes", () => {
     const recorded = new Set((await api.query<{ id: string }>("SELECT request_id AS id FROM activity_entries")).map((r) => r.id));
     expect(acknowledged.filter((id) => !recorded.has(id))).toEqual([]);
   });
+
+  test("onboardings created in batches: after a kill mid-batch, every key sent again makes exactly one, and no batch is half there", async () => {
+    api = await startApiProcess();
+    const post = (base: string, key: string, body: unknown) =>
+      fetch(`${base}/api/v1/onboardings`, { method: "POST", headers: { ...api!.headers, "idempotency-key": key }, body: JSON.stringify(body) });
+    const customer = (await (await fetch(`${api.base}/api/v1/customers`, { method: "POST", headers: api.headers, body: JSON.stringify({ name: "Batch Co" }) })).json()).id as string;
+    const sent: string[] = [];
+    const acknowledged = new Map<string, string>();
+    let stop = false;
+    // Sixteen callers at once: their creates go in batches.
+    const lanes = Array.from({ length: 16 }, async (_, lane) => {
+      for (let i = 0; !stop; i++) {
+        const key = `batch-${lane}-${i}`;
+        sent.push(key);
+        try {
+          const r = await post(api!.base, key, { customer_id: customer, notes: key });
+          if (r.status === 201) acknowledged.set(key, (await r.json()).id);
+        } catch {
+          return; // the process is gone
+        }
+      }
+    });
+    while (acknowledged.size < 150) await Bun.sleep(5);
+    api.child.kill("SIGKILL");
+    await api.child.exited;
+    stop = true;
+    await Promise.all(lanes);
+    expect(sent.length).toBeGreaterThan(acknowledged.size); // some were in a batch the kill cut off
+
+    // Started again on the same database, every key is sent again, sixteen at a time.
+    const again = await startApiProcess({ beside: api });
+    try {
+      for (let from = 0; from < sent.length; from += 16) {
+        await Promise.all(
+          sent.slice(from, from + 16).map(async (key) => {
+            const r = await post(again.base, key, { customer_id: customer, notes: key });
+            expect(r.status).toBe(201);
+            const id = (await r.json()).id;
+            if (acknowledged.has(key)) expect(id).toBe(acknowledged.get(key));
+          }),
+        );
+      }
+    } finally {
+      await again.stop();
+    }
+    // One onboarding, one event and one stored response per key; each create's activity entry beside it.
+    expect(await api.count("onboardings")).toBe(sent.length);
+    expect(await api.count("events", "type = 'onboarding.created'")).toBe(sent.length);
+    expect(await api.count("idempotency_keys", "completed_at IS NOT NULL AND key LIKE 'batch-%'")).toBe(sent.length);
+    expect(await api.count("events", "type = 'onboarding.created' AND request_id NOT IN (SELECT request_id FROM activity_entries)")).toBe(0);
+    // The batches the kill cut off gave their display ids and feed positions back: both in a row.
+    const displayIds = (await api.query<{ n: unknown }>("SELECT display_id AS n FROM onboardings ORDER BY display_id")).map((r) => Number(r.n));
+    expect(displayIds).toEqual(displayIds.map((_, i) => i + 1));
+    const positions = (await api.query<{ n: unknown }>("SELECT position AS n FROM events ORDER BY position")).map((r) => Number(r.n));
+    expect(positions).toEqual(positions.map((_, i) => i + 1));
+  });
 });

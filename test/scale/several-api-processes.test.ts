@@ -100,6 +100,23 @@ describe.skipIf(!postgres)("two API processes on one PostgreSQL database", () =>
     expect(replay.body.id).toBe(created[0]!.body.id);
   });
 
+  test("onboardings made in batches on both processes: one key sent to both creates one, and 200 creates get display ids in a row", async () => {
+    const customer = (await call(0, "POST", "/customers", { name: "Batched across processes" })).body.id;
+    const before = await database.count("onboardings");
+    const once = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i, "POST", "/onboardings", { customer_id: customer, notes: "once" }, { "idempotency-key": "onb-across-1" })));
+    expect(await database.count("onboardings")).toBe(before + 1);
+    const created = once.filter((r) => r.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
+    for (const r of once.filter((r) => r.status !== 201)) expect(r.body.error.code).toBe("idempotency_key_in_use");
+
+    const many = await Promise.all(Array.from({ length: 200 }, (_, i) => call(i, "POST", "/onboardings", { customer_id: customer }, { "idempotency-key": `onb-many-${i}` })));
+    expect(many.map((r) => r.status)).toEqual(Array(200).fill(201));
+    const displayIds = many.map((r) => r.body.display_id as number).sort((a, b) => a - b);
+    expect(displayIds).toEqual(displayIds.map((_, i) => created[0]!.body.display_id + 1 + i));
+    expect(await database.count("events", "type = 'onboarding.created'")).toBe(before + 201);
+  });
+
   test("both relays hand each outbox row to Redis exactly once", async () => {
     const customer = (await call(0, "POST", "/customers", { name: "Relayed" })).body;
     const onboardings = await Promise.all(Array.from({ length: 40 }, (_, i) => call(i, "POST", "/onboardings", { customer_id: customer.id })));
