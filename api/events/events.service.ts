@@ -96,8 +96,18 @@ function* writeEvents(deps: EventDeps, orgId: string, origin: ChangeOrigin, targ
   yield* deps.events.append(orgId, eventRows(origin, pending, ids, now));
 }
 
-/** A change's events as rows of the feed (their positions still to take), with the ids given. */
-export function eventRows(origin: ChangeOrigin, pending: readonly PendingEvent[], ids: readonly string[], now: number): Omit<EventRow, "orgId" | "position">[] {
+/**
+ * A change's events as rows of the feed (their positions still to take), with the ids given.
+ * `objectsJson` holds an event's object already serialised (a response body), by index: the
+ * same text, not serialised twice.
+ */
+export function eventRows(
+  origin: ChangeOrigin,
+  pending: readonly PendingEvent[],
+  ids: readonly string[],
+  now: number,
+  objectsJson: readonly (string | undefined)[] = [],
+): Omit<EventRow, "orgId" | "position">[] {
   return pending.map((event, i) => ({
     id: ids[i]!,
     type: event.type,
@@ -107,7 +117,10 @@ export function eventRows(origin: ChangeOrigin, pending: readonly PendingEvent[]
     actorName: origin.actor.name,
     requestId: origin.request?.id ?? null,
     idempotencyKey: origin.request?.idempotency_key ?? null,
-    data: JSON.stringify(event.previous_attributes === undefined ? { object: event.object } : { object: event.object, previous_attributes: event.previous_attributes }),
+    data:
+      event.previous_attributes === undefined
+        ? `{"object":${objectsJson[i] ?? JSON.stringify(event.object)}}`
+        : JSON.stringify({ object: event.object, previous_attributes: event.previous_attributes }),
     createdAt: now,
   }));
 }

@@ -35,8 +35,8 @@ export interface Together<I, S = unknown> {
    * Answers what `write` needs, and the requests that cannot be made together (by index).
    */
   read(inputs: readonly I[], now: number): Flow<{ alone: readonly number[]; state: S }>;
-  /** The batch's writes, sent without waiting: answers each request's result, as its handler would have. */
-  write(inputs: readonly I[], state: S, now: number): Flow<unknown[]>;
+  /** The batch's writes, sent without waiting: answers each request's response body, its handler's result serialised (once: the route may reuse the text, in its events). */
+  write(inputs: readonly I[], state: S, now: number): Flow<string[]>;
 }
 
 /** One request handed to a batcher. */
@@ -148,7 +148,7 @@ export function createBatcher<I>(route: Together<I>, status: number, deps: Batch
       items.forEach((item, i) => item.claim && taken.has(`${item.claim.apiKeyId} ${item.claim.key}`) && alone.add(i));
     }
     if (alone.size > 0) throw new Leaving(alone);
-    const bodies = (yield* route.write(inputs, read.state, now)).map((result) => JSON.stringify(result));
+    const bodies = yield* route.write(inputs, read.state, now);
     yield* deps.claims.completeMany(
       items.flatMap((item, i) => (item.claim ? [{ apiKeyId: item.claim.apiKeyId, key: item.claim.key, body: bodies[i]! }] : [])),
       status,

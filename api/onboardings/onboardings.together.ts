@@ -51,18 +51,19 @@ export function onboardingsTogether(deps: OnboardingDeps & { sequenceBlocks: Nex
       return { alone, state: { blocks, endpoints } };
     },
 
-    *write(inputs, { blocks, endpoints }, now): Flow<unknown[]> {
+    *write(inputs, { blocks, endpoints }, now): Flow<string[]> {
       const next = new Map([...blocks].map(([orgId, block]) => [orgId, { ...block }]));
       const rows = inputs.map((input) => {
         const block = next.get(input.actor.orgId)!;
         return newOnboarding(input.actor, customerIdOf(input), input.body, block.firstDisplayId++, block.firstCreatedAt++);
       });
       const resources = rows.map(toOnboardingResource);
+      const bodies = resources.map((resource) => JSON.stringify(resource));
       const events: Omit<EventRow, "position">[] = [];
       const deliveries = new Map<string, { id: string; type: string }[]>();
       inputs.forEach((input, i) => {
         const origin = apiOrigin(input);
-        const [event] = eventRows(origin, [{ type: "onboarding.created", object: resources[i]! }], [newId("evt")], now);
+        const [event] = eventRows(origin, [{ type: "onboarding.created", object: resources[i]! }], [newId("evt")], now, [bodies[i]]);
         events.push({ ...event!, orgId: input.actor.orgId });
         if (origin.livemode && endpoints.has(input.actor.orgId)) {
           deliveries.set(input.actor.orgId, [...(deliveries.get(input.actor.orgId) ?? []), { id: event!.id, type: event!.type }]);
@@ -71,7 +72,7 @@ export function onboardingsTogether(deps: OnboardingDeps & { sequenceBlocks: Nex
       yield* deps.onboardings.insertMany(rows);
       for (const [orgId, queued] of deliveries) yield* queueDeliveries(deps, orgId, endpoints.get(orgId)!, queued, now);
       yield* deps.events.appendAcross(events);
-      return resources;
+      return bodies;
     },
   };
 }
