@@ -192,6 +192,11 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
     }
 
     const batcher = route.together ? createBatcher(route.together, status, { ...deps.batches, transaction: deps.transaction }, { onBatch: (made, alone) => deps.metrics.batch(route.path, made, alone) }) : null;
+    /** The response of a request made in a batch with others: its change, entry included, committed there. */
+    const madeWith = (body: string, headers: Record<string, string>): Answer => {
+      noteWriteSucceeded();
+      return { response: json(status, body, headers), activityWritten: true };
+    };
     /** The response body of the request made in a batch with others, or null: it runs alone (below). */
     const madeTogether = (input: Input, claim: BatchClaim | null, activity: (status: number) => ActivityEntry): Promise<string | null> | null =>
       batcher && route.together!.accepts(input as never) ? batcher.submit({ input: input as never, claim, entry: activity }) : null;
@@ -218,10 +223,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         const leave = deps.idempotency.enter(actor.keyId, key);
         try {
           const body = await madeTogether(input, { apiKeyId: actor.keyId, key, fingerprint }, activity);
-          if (body !== null) {
-            noteWriteSucceeded();
-            return { response: json(status, body, headers), activityWritten: true };
-          }
+          if (body !== null) return madeWith(body, headers);
           const outcome = await run(deps.idempotency.perform(actor.keyId, key, fingerprint, status, changeWithActivity));
           noteWriteSucceeded();
           // A replay wrote nothing (even if an attempt rolled back after the change ran): its entry is recorded like a read's.
@@ -233,10 +235,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       }
 
       const body = await madeTogether(input, null, activity);
-      if (body !== null) {
-        noteWriteSucceeded();
-        return { response: json(status, body, headers), activityWritten: true };
-      }
+      if (body !== null) return madeWith(body, headers);
       const result = await run(deps.transaction(changeWithActivity));
       noteWriteSucceeded();
       return { response: toResponse(result, headers), activityWritten };

@@ -139,21 +139,14 @@ export function createBatcher<I>(route: Together<I>, status: number, deps: Batch
   function* writeBatch(items: readonly BatchItem<I>[]): Flow<string[]> {
     const now = deps.nowMicros();
     const inputs = items.map((item) => item.input);
-    const claims = items.flatMap((item) => (item.claim ? [item.claim] : []));
+    const keyed = items.flatMap((item, i) => (item.claim ? [i] : []));
     // The claims go first on the connection, in key order: a key another transaction holds is waited for before this one takes any other lock.
-    const [lost, read] = yield* together(deps.claims.claimMany(claims, now), route.read(inputs, now));
+    const [taken, read] = yield* together(deps.claims.claimMany(keyed.map((i) => items[i]!.claim!), now), route.read(inputs, now));
     const alone = new Set(read.alone);
-    if (lost.length > 0) {
-      const taken = new Set(lost.map((claim) => `${claim.apiKeyId} ${claim.key}`));
-      items.forEach((item, i) => item.claim && taken.has(`${item.claim.apiKeyId} ${item.claim.key}`) && alone.add(i));
-    }
+    taken.forEach((took, j) => took || alone.add(keyed[j]!));
     if (alone.size > 0) throw new Leaving(alone);
     const bodies = yield* route.write(inputs, read.state, now);
-    yield* deps.claims.completeMany(
-      items.flatMap((item, i) => (item.claim ? [{ apiKeyId: item.claim.apiKeyId, key: item.claim.key, body: bodies[i]! }] : [])),
-      status,
-      now,
-    );
+    yield* deps.claims.completeMany(keyed.map((i) => ({ apiKeyId: items[i]!.claim!.apiKeyId, key: items[i]!.claim!.key, body: bodies[i]! })), status, now);
     yield* deps.activity.insertMany(items.map((item) => item.entry(status)));
     return bodies;
   }
@@ -166,5 +159,3 @@ export function createBatcher<I>(route: Together<I>, status: number, deps: Batch
       }),
   };
 }
-
-export type Batcher<I> = ReturnType<typeof createBatcher<I>>;

@@ -70,13 +70,14 @@ export function createIdempotencyStore(sql: Sql) {
     /** Stores the response: sent without waiting (`Statement.send`), it travels with the change's last writes. */
     complete: (ids: Ids, status: number, body: string, now: number) => complete.send({ ...ids, status, body, now }),
     /**
-     * Claims a batch's keys at once; answers the claims it could not take (the key is another
-     * request's, committed or in flight elsewhere: that request's transaction is waited for).
+     * Claims a batch's keys at once; answers, claim by claim, whether this call took it (not:
+     * the key is another request's, committed or in flight elsewhere, whose transaction was
+     * waited for).
      */
-    *claimMany(claims: readonly BatchClaim[], now: number): Flow<BatchClaim[]> {
+    *claimMany(claims: readonly BatchClaim[], now: number): Flow<boolean[]> {
       if (claims.length === 0) return [];
       const taken = new Set((yield* claimMany.all({ claims: jsonRows(claims), now })).map((row) => `${row.apiKeyId} ${row.key}`));
-      return claims.filter((claim) => !taken.has(`${claim.apiKeyId} ${claim.key}`));
+      return claims.map((claim) => taken.has(`${claim.apiKeyId} ${claim.key}`));
     },
     /** Stores a batch's responses (one status), sent without waiting like `complete`. */
     *completeMany(done: readonly (Ids & { body: string })[], status: number, now: number): Flow<void> {

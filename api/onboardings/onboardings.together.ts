@@ -66,7 +66,9 @@ export function onboardingsTogether(deps: OnboardingDeps & { sequenceBlocks: Nex
         const [event] = eventRows(origin, [{ type: "onboarding.created", object: resources[i]! }], [newId("evt")], now, [bodies[i]]);
         events.push({ ...event!, orgId: input.actor.orgId });
         if (origin.livemode && endpoints.has(input.actor.orgId)) {
-          deliveries.set(input.actor.orgId, [...(deliveries.get(input.actor.orgId) ?? []), { id: event!.id, type: event!.type }]);
+          const queued = deliveries.get(input.actor.orgId) ?? [];
+          queued.push({ id: event!.id, type: event!.type });
+          deliveries.set(input.actor.orgId, queued);
         }
       });
       yield* deps.onboardings.insertMany(rows);

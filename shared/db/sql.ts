@@ -122,13 +122,13 @@ export interface Sql {
   rowSet(param: string, columns: Readonly<Record<string, RowSetType>>): string;
 }
 
-/** The type of a `rowSet` column: JSON strings, integers (to 2^53), numbers, and true/false. */
-export type RowSetType = "text" | "integer" | "real" | "boolean";
+/** The type of a `rowSet` column: JSON strings, or integers (to 2^53). */
+export type RowSetType = "text" | "integer";
 
 /** A `rowSet` parameter's value. */
 export const jsonRows = (rows: readonly object[]): string => JSON.stringify(rows);
 
-const PG_ROW_SET_TYPE: Record<RowSetType, string> = { text: "text", integer: "bigint", real: "double precision", boolean: "boolean" };
+const PG_ROW_SET_TYPE: Record<RowSetType, string> = { text: "text", integer: "bigint" };
 
 /** Rows per statement for a list of ids (`IN (…)`) or of rows (`insertRows`): a list is run in chunks of these sizes, so at most 7 statements are prepared. */
 const ID_CHUNKS = [64, 32, 16, 8, 4, 2, 1];
@@ -325,7 +325,7 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
       }),
     // A SQLite transaction is synchronous: by the next turn it has committed or rolled back.
     afterCommit: (fn) => void setImmediate(fn),
-    // json_extract answers a JSON integer as INTEGER, a string as TEXT and true as 1.
+    // json_extract answers a JSON integer as INTEGER and a string as TEXT.
     rowSet: (param, columns) =>
       `(SELECT ${Object.keys(columns).map((name) => `json_extract(value, '$.${name}') AS "${name}"`).join(", ")} FROM json_each($${param})) AS ${param}`,
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {

@@ -2,6 +2,9 @@ import type { Flow } from "./flow.ts";
 import { webhookAttempts, webhookEndpoints, type WebhookEndpointRow } from "./schema.ts";
 import { decoder, jsonRows, rowOf, type Sql } from "./sql.ts";
 
+/** An enabled endpoint as a change's events need it: what it subscribes to, parsed. */
+const target = (row: { id: string; enabledEvents: string }) => ({ id: row.id, enabledEvents: JSON.parse(row.enabledEvents) as string[] });
+
 /** Webhook endpoints and their attempts log, as the API reads and changes them. */
 export function createWebhookEndpointStore(sql: Sql) {
   const endpoint = rowOf(webhookEndpoints);
@@ -59,7 +62,7 @@ export function createWebhookEndpointStore(sql: Sql) {
     /** The workspace's enabled endpoints and what each subscribes to: read by every change that writes events. */
     *enabled(orgId: string): Flow<{ id: string; enabledEvents: string[] }[]> {
       const rows = yield* enabled.all({ orgId });
-      return rows.map((row) => ({ id: row.id, enabledEvents: JSON.parse(row.enabledEvents) as string[] }));
+      return rows.map(target);
     },
     /** `enabled` for several workspaces at once (a batch of changes made together): each workspace's, by its id (none: absent). */
     *enabledIn(orgIds: readonly string[]): Flow<Map<string, { id: string; enabledEvents: string[] }[]>> {
@@ -67,7 +70,7 @@ export function createWebhookEndpointStore(sql: Sql) {
       if (orgIds.length === 0) return byOrg;
       for (const row of yield* enabledIn.all({ orgs: jsonRows(orgIds.map((orgId) => ({ orgId }))) })) {
         const list = byOrg.get(row.orgId) ?? [];
-        list.push({ id: row.id, enabledEvents: JSON.parse(row.enabledEvents) as string[] });
+        list.push(target(row));
         byOrg.set(row.orgId, list);
       }
       return byOrg;
