@@ -17,14 +17,6 @@ export interface OpenOptions {
    * without blocking (`retryWhileBusy`); the worker and the command line may wait.
    */
   busyTimeoutMs?: number;
-  /**
-   * The WAL size, in pages, past which a commit on this connection copies the WAL back into
-   * the database file (SQLite's default is 1,000). That checkpoint runs inside the commit, on
-   * the committing process's thread, and took up to 10 ms with the fsyncs: the API sets
-   * 10,000 so the worker's commits, at the default, do the checkpoints while both run, and the
-   * API still bounds the WAL (~40 MB) when no worker does.
-   */
-  walAutocheckpointPages?: number;
 }
 
 /**
@@ -46,7 +38,6 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const db = drizzle(sqlite, { schema }) as Db;
   besideOthersStartingUp(() => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }));
   sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-  if (options.walAutocheckpointPages !== undefined) sqlite.exec(`PRAGMA wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpointPages))}`);
   return db;
 }
 

@@ -1,0 +1,79 @@
+import type { Database as SqliteConnection } from "bun:sqlite";
+import type { Logger } from "../logger.ts";
+import type { CheckpointReport } from "./wal-checkpointer.worker.ts";
+
+export type { CheckpointReport };
+
+export interface WalCheckpointerOptions {
+  /** How often the thread checkpoints (default 100 ms: the WAL stays within a few MB at full write speed). */
+  everyMs?: number;
+  logger: Logger;
+  /** Each checkpoint's outcome (tests watch the WAL being copied back). */
+  onReport?: (report: CheckpointReport) => void;
+}
+
+export interface WalCheckpointer {
+  /** Stops the thread; the connection's own checkpoints come back on (see `start`). */
+  stop(): Promise<void>;
+}
+
+/** SQLite's default: a commit that finds the WAL past this many pages checkpoints it. */
+const IN_COMMIT_PAGES = 1000;
+const STOP_WAIT_MS = 2000;
+
+/**
+ * Moves the WAL checkpoints of `connection` (the API's) onto a thread of their own.
+ *
+ * A checkpoint copies the WAL back into the database file and syncs it. Left to SQLite, it runs
+ * inside whichever commit finds the WAL past `wal_autocheckpoint` pages, on the committing
+ * thread: in the API that is the event loop, which then answers nothing for as long as the copy
+ * takes (up to 25 ms measured for 10,000 pages, and the read's p99 under load went from 6 to
+ * 33 ms with them). Here the connection's own checkpoints are switched off and a worker thread
+ * with a connection of its own runs a PASSIVE checkpoint every `everyMs`, beside the requests.
+ *
+ * Should the thread fail or stop, the connection's checkpoints come back on (at SQLite's
+ * default size), so the WAL stays bounded whatever happens to the thread.
+ */
+export function startWalCheckpointer(connection: SqliteConnection, path: string, options: WalCheckpointerOptions): WalCheckpointer {
+  const worker = new Worker(new URL("./wal-checkpointer.worker.ts", import.meta.url).href);
+  let stopping = false;
+  let stopped: (() => void) | undefined;
+  const inCommits = (on: boolean) => connection.exec(`PRAGMA wal_autocheckpoint = ${on ? IN_COMMIT_PAGES : 0}`);
+  let lastError: string | undefined;
+
+  worker.onmessage = (event: MessageEvent<CheckpointReport | "started" | "stopped">) => {
+    const message = event.data;
+    if (message === "started") return;
+    if (message === "stopped") return stopped?.();
+    // One line per kind of failure, not one every 100 ms: the next success clears it.
+    if (message.error !== undefined && message.error !== lastError) options.logger.warn("wal checkpoint failed", { error: message.error });
+    lastError = message.error;
+    options.onReport?.(message);
+  };
+  worker.onerror = (event) => {
+    if (stopping) return;
+    options.logger.error("wal checkpointer thread failed: checkpoints run in commits again", { error: event.message });
+    inCommits(true);
+  };
+  worker.addEventListener("close", () => {
+    if (!stopping) inCommits(true);
+  });
+
+  inCommits(false);
+  worker.postMessage({ path, everyMs: options.everyMs ?? 100 });
+
+  return {
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      const done = new Promise<void>((resolve) => {
+        stopped = resolve;
+        setTimeout(resolve, STOP_WAIT_MS).unref();
+      });
+      worker.postMessage("stop");
+      await done;
+      worker.terminate();
+      inCommits(true);
+    },
+  };
+}
