@@ -58,6 +58,17 @@ describe("the key cache", () => {
     expect(Number(after!.revision)).toBe(Number(before!.revision));
   });
 
+  test("a revoked key's read answers the revocation, never the read's own answer", async () => {
+    const { key, row } = await newKey("revoked-read");
+    const missing = "/api/v1/onboardings/onb_00000000000000000000000000";
+    expectError(await t.call("GET", missing, { key }), 404, "onboarding_not_found");
+    expectError(await t.call("GET", missing, { key }), 404, "onboarding_not_found"); // the key is cached now
+    await t.query("UPDATE api_keys SET revoked_at = ? WHERE id = ?", systemClock.nowMicros(), row.id);
+    // The read's own answer (404) never reaches the client: the revocation does.
+    expectError(await t.call("GET", missing, { key }), 401, "api_key_revoked");
+    expectError(await t.call("GET", "/api/v1/onboardings?limit=1", { key }), 401, "api_key_revoked");
+  });
+
   test("many concurrent first requests of one key all succeed, and a revocation between bursts holds", async () => {
     const { key, row } = await newKey("burst");
     const first = await Promise.all(Array.from({ length: 20 }, () => me(key)));
