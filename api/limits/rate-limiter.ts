@@ -12,10 +12,20 @@ export interface RateDecision {
 export type LimiterMode = "redis" | "per_process";
 
 /**
- * An exact rolling window: each accepted request is a member of a sorted set scored by its
- * time; members older than the window are dropped before counting. Refused requests are not
+ * An exact rolling window over leases: each claim that grants slots is one member of a sorted
+ * set, scored by its time, whose name ends with how many slots it holds (`<id>:<slots>`), and a
+ * counter beside the set holds the sum of the live ones. Leases older than the window are
+ * dropped and their slots given back to the counter before counting. Refused requests are not
  * recorded, so a client that keeps retrying still recovers when its window frees. The time
  * comes from Redis itself, so every API process shares one clock as well as one counter.
+ *
+ * What a claim costs Redis is a handful of commands on a set of at most a minute's leases (60
+ * for the paid tier), whatever its size. The first form of this window kept a member per slot:
+ * a claim of the paid tier's 10 slots added 10 members to a set of up to 600, and took 33–38 µs
+ * of Redis's time (its commandstats; bench/RESULTS.md, issue #26's fifth pass).
+ *
+ * If the counter is missing while leases are not (a key deleted by hand), it is summed again
+ * from the leases; a set that is empty makes it 0.
  */
 const SLIDING_WINDOW = `
 local t = redis.call('TIME')
@@ -23,21 +33,26 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local wanted = tonumber(ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local granted = math.max(0, math.min(wanted, limit - count))
--- One ZADD per 500 members, not one per member (unpack's stack has a limit).
-local i = 1
-while i <= granted do
-  local args = {}
-  for j = i, math.min(granted, i + 499) do
-    args[#args + 1] = now
-    args[#args + 1] = ARGV[3] .. ':' .. j
+local slots = function(lease) return tonumber(string.match(lease, ':(%d+)$')) or 1 end
+local count = 0
+if redis.call('ZCARD', KEYS[1]) > 0 then
+  local counted = redis.call('GET', KEYS[2])
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - window)
+  if counted then
+    count = tonumber(counted)
+    for _, lease in ipairs(expired) do count = count - slots(lease) end
+  else
+    for _, lease in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf')) do count = count + slots(lease) end
   end
-  redis.call('ZADD', KEYS[1], unpack(args))
-  i = i + 500
+  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window) end
+  if count < 0 then count = 0 end
 end
-count = count + granted
+local granted = math.max(0, math.min(wanted, limit - count))
+if granted > 0 then
+  redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. granted)
+  count = count + granted
+end
+redis.call('SET', KEYS[2], count, 'PX', window)
 redis.call('PEXPIRE', KEYS[1], window)
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local reset = window
@@ -46,7 +61,7 @@ return {granted, limit - count, reset}
 `;
 
 type SlidingWindowRedis = Redis & {
-  slidingWindow(key: string, windowMs: number, limit: number, member: string, wanted: number): Promise<[granted: number, remaining: number, resetMs: number]>;
+  slidingWindow(leases: string, slots: string, windowMs: number, limit: number, lease: string, wanted: number): Promise<[granted: number, remaining: number, resetMs: number]>;
 };
 
 /**
@@ -61,14 +76,19 @@ type SlidingWindowRedis = Redis & {
  */
 export const leaseSize = (limit: number) => Math.max(1, Math.min(MAX_LEASE, Math.floor(limit / 60)));
 /**
- * Slots one claim takes at most, whatever the limit or the demand (ten ZADD calls of 500): each
- * slot is a member the claim's script adds to the key's window, and Redis runs nothing else
- * while it does. Without
- * the bound, a limit of 10^9 a minute (a test's "no limit") made one claim of 16.7 million
- * members: Redis was busy for minutes and refused every other client (BUSY).
+ * Slots one claim takes at most, whatever the limit or the demand. A lease is one member
+ * whatever its size, so the bound no longer protects Redis (the first window kept a member per
+ * slot, and a test's "no limit" of 10^9 a minute once made a claim of 16.7 million members that
+ * kept Redis busy for minutes); it bounds what a process that stops leaves unspent.
  */
 const MAX_LEASE = 5000;
 const LEASE_MS = 5000;
+/**
+ * Where the windows live: `<prefix>:rate:<bucket>` (the leases) and `…:slots` (their sum).
+ * The first form (`<prefix>:ratelimit:<bucket>`, a member per slot) is not read: while a
+ * rolling upgrade runs both versions, each counts its own requests, for one window at most.
+ */
+const WINDOWS = "rate";
 /** While Redis is away, how often one PING (never a request) checks whether it is back. */
 const PROBE_MS = 1000;
 
@@ -134,7 +154,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
   const commandTimeoutMs = options.commandTimeoutMs ?? 500;
   const redis = options.redis as SlidingWindowRedis;
   if (typeof redis.slidingWindow !== "function") {
-    redis.defineCommand("slidingWindow", { numberOfKeys: 1, lua: SLIDING_WINDOW });
+    redis.defineCommand("slidingWindow", { numberOfKeys: 2, lua: SLIDING_WINDOW });
   }
   const local = new LocalWindows(windowMs);
   const buckets = new Map<string, Bucket>();
@@ -183,7 +203,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
     const wanted = Math.min(limit, MAX_LEASE, Math.max(leaseSize(limit), bucket.demand));
     try {
       const [granted, remaining, resetMs] = await withTimeout(
-        redis.slidingWindow(`${options.keyPrefix}:ratelimit:${name}`, windowMs, limit, `${memberPrefix}:${++sequence}`, wanted),
+        redis.slidingWindow(`${options.keyPrefix}:${WINDOWS}:${name}`, `${options.keyPrefix}:${WINDOWS}:${name}:slots`, windowMs, limit, `${memberPrefix}:${++sequence}`, wanted),
         commandTimeoutMs,
       );
       if (granted > 0) bucket.leases.push({ left: granted, expiresAt: now + LEASE_MS });

@@ -230,9 +230,10 @@ describe("429: the client waits as Retry-After says", () => {
     try {
       const [seconds, micros] = await redis.time();
       const longAgo = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - 57_000;
-      const members = Array.from({ length: limit }, (_, i) => [longAgo, `test:${i}`] as const).flat();
-      await redis.zadd(`${api.prefix}:ratelimit:key:${keyId}`, ...members);
-      await redis.pexpire(`${api.prefix}:ratelimit:key:${keyId}`, 60_000);
+      // One lease of every slot (api/limits/rate-limiter.ts): the window's member and its counter.
+      await redis.zadd(`${api.prefix}:rate:key:${keyId}`, longAgo, `test:1:${limit}`);
+      await redis.pexpire(`${api.prefix}:rate:key:${keyId}`, 60_000);
+      await redis.set(`${api.prefix}:rate:key:${keyId}:slots`, limit, "PX", 60_000);
     } finally {
       redis.disconnect();
     }

@@ -185,26 +185,51 @@ describe("key usage", () => {
 });
 
 describe("the limiter's claims", () => {
-  test("a claim of more slots than one ZADD call takes (a large tier's lease) records every one of them", async () => {
+  /** The key's window in Redis: its leases (one member each) and the slots they hold. */
+  const windowOf = async (redis: Redis, prefix: string, bucket: string) => ({
+    leases: await redis.zcard(`${prefix}:rate:${bucket}`),
+    slots: Number(await redis.get(`${prefix}:rate:${bucket}:slots`)),
+  });
+
+  test("a lease is one member of the window whatever its size, and the window's counter holds its slots", async () => {
     const t = await createTestApp();
     opened.push(t);
     const prefix = uniquePrefix("lease");
     const limiter = createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent") });
-    const limit = 90_000; // lease = limit / 60 = 1,500 slots: three ZADD calls of 500
+    const limit = 90_000; // lease = limit / 60 = 1,500 slots
     const first = await limiter.consume("key:big", limit);
     expect(first.allowed).toBe(true);
     expect(first.remaining).toBe(limit - 1);
-    expect(await t.redis.zcard(`${prefix}:ratelimit:key:big`)).toBe(1_500);
+    expect(await windowOf(t.redis, prefix, "key:big")).toEqual({ leases: 1, slots: 1_500 });
     limiter.close();
   });
 
-  test("a limit of a billion a minute claims 5,000 slots at most: one claim never keeps Redis busy", async () => {
+  test("a limit of a billion a minute claims 5,000 slots at most", async () => {
     const t = await createTestApp();
     opened.push(t);
     const prefix = uniquePrefix("lease");
     const limiter = createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent") });
     expect((await limiter.consume("key:huge", 1_000_000_000)).allowed).toBe(true);
-    expect(await t.redis.zcard(`${prefix}:ratelimit:key:huge`)).toBe(5_000);
+    expect(await windowOf(t.redis, prefix, "key:huge")).toEqual({ leases: 1, slots: 5_000 });
+    limiter.close();
+  });
+
+  test("leases older than the window give their slots back; a counter lost by hand is summed again from the leases", async () => {
+    const t = await createTestApp();
+    opened.push(t);
+    const prefix = uniquePrefix("lease");
+    const limiter = createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent") });
+    const [seconds, micros] = await t.redis.time();
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    // Two leases of another process: 40 slots a minute and a half ago, 15 slots 10 s ago.
+    await t.redis.zadd(`${prefix}:rate:key:old`, now - 90_000, "other:1:40", now - 10_000, "other:2:15");
+    await t.redis.set(`${prefix}:rate:key:old:slots`, 55);
+    const decided = await limiter.consume("key:old", 60); // the default tier: leases of one slot
+    expect(decided.remaining).toBe(60 - 15 - 1);
+    expect(await windowOf(t.redis, prefix, "key:old")).toEqual({ leases: 2, slots: 16 });
+    await t.redis.del(`${prefix}:rate:key:old:slots`);
+    expect((await limiter.consume("key:old", 60)).remaining).toBe(60 - 16 - 1);
+    expect(await windowOf(t.redis, prefix, "key:old")).toEqual({ leases: 3, slots: 17 });
     limiter.close();
   });
 
@@ -213,7 +238,7 @@ describe("the limiter's claims", () => {
     const redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     await new Promise((resolve) => redis.once("ready", resolve));
     const limiter = createRateLimiter({ redis, keyPrefix: "ahead", logger: createLogger("silent"), commandTimeoutMs: 500 });
-    const claimed = () => redis.zcard("ahead:ratelimit:key:busy");
+    const claimed = async () => Number(await redis.get("ahead:rate:key:busy:slots"));
     try {
       const remaining: number[] = [];
       for (let i = 0; i < 4; i++) remaining.push((await limiter.consume("key:busy", 600)).remaining);
