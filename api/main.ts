@@ -2,7 +2,6 @@ import { Redis } from "ioredis";
 import { systemClock } from "../shared/clock.ts";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { describeDatabase, openDatabaseOrExit } from "../shared/db/open.ts";
-import { startWalCheckpointer } from "../shared/db/wal-checkpointer.ts";
 import { guardInstallationPrefix } from "../shared/jobs/queue-prefix-owner.ts";
 import { checkEvictionPolicy, reportOutages } from "../shared/jobs/redis-connection.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -10,13 +9,10 @@ import { createApp } from "./app.ts";
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, { service: "api" });
-// SQLite's own busy wait would freeze the event loop: the API waits for locks with timers.
+// SQLite's own busy wait would freeze the event loop: the API waits for locks with timers, and
+// its WAL checkpoints run on a thread of their own (never inside a commit on the event loop).
 // On PostgreSQL a statement may run 3 s at most, so a request answers 503 within 5 s.
-const database = await openDatabaseOrExit(config.database, { busyTimeoutMs: 0, statementTimeoutMs: 3000 });
-// SQLite: WAL checkpoints run on a thread of their own, never inside a commit on the event loop.
-const checkpointer =
-  database.engine === "sqlite" && config.database.engine === "sqlite" && config.database.path !== ":memory:"
-    ? startWalCheckpointer(database.db.$client, config.database.path, { logger }) : null;
+const database = await openDatabaseOrExit(config.database, { busyTimeoutMs: 0, statementTimeoutMs: 3000, checkpointThread: { logger } });
 // The API's Redis connection fails fast and never waits long: a request must not hang on a
 // Redis that is down (no offline queue) or hung (a command timeout). Commands issued in one
 // event-loop turn (rate-limit claims of concurrent requests) leave in one write.
@@ -83,7 +79,6 @@ async function shutdown(signal: string, exitCode = 0) {
   const deadline = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 10_000).unref());
   if ((await Promise.race([drained, deadline])) === "timeout") logger.warn("api drain timed out after 10 s");
   redis.disconnect();
-  await checkpointer?.stop();
   await database.close();
   process.exit(exitCode);
 }

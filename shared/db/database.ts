@@ -39,7 +39,7 @@ interface Common {
  * engines). Only `sql`, `transaction` and `writes` know the engine; stores never branch on it.
  */
 export type Database =
-  | (Common & { engine: "sqlite"; db: Db; close(): void })
+  | (Common & { engine: "sqlite"; db: Db; close(): void | Promise<void> })
   | (Common & { engine: "postgres"; db: PgDb; close(): Promise<void> });
 
 /**

@@ -3,10 +3,17 @@ import { ConfigError } from "../errors.ts";
 import { openDatabase, type OpenOptions } from "./client.ts";
 import { postgresDatabase, sqliteDatabase, type Database } from "./database.ts";
 import { openPostgres } from "./postgres.ts";
+import { startWalCheckpointer } from "./wal-checkpointer.ts";
+import type { Logger } from "../logger.ts";
 
 export interface OpenConfiguredOptions extends OpenOptions {
   /** PostgreSQL: the longest one statement may run (requests answer 503 within the API's bound). */
   statementTimeoutMs?: number;
+  /**
+   * SQLite: WAL checkpoints on a thread of their own, never inside a commit on the event loop
+   * (the API; shared/db/wal-checkpointer.ts), its warnings to `logger`. Stopped by `close`.
+   */
+  checkpointThread?: { logger: Logger };
 }
 
 /** PostgreSQL could not be reached or migrated at start-up: the entry points say why and exit. */
@@ -20,7 +27,18 @@ export class DatabaseUnreachable extends Error {
  * starting together migrate once).
  */
 export async function openConfiguredDatabase(database: DatabaseConfig, options: OpenConfiguredOptions = {}): Promise<Database> {
-  if (database.engine === "sqlite") return sqliteDatabase(openDatabase(database.path, options), database.path);
+  if (database.engine === "sqlite") {
+    const opened = sqliteDatabase(openDatabase(database.path, options), database.path);
+    if (!options.checkpointThread || database.path === ":memory:" || opened.engine !== "sqlite") return opened;
+    const checkpointer = startWalCheckpointer(opened.db.$client, database.path, options.checkpointThread);
+    return {
+      ...opened,
+      async close() {
+        await checkpointer.stop();
+        await opened.close();
+      },
+    };
+  }
   try {
     return postgresDatabase(await openPostgres(database.url, { poolSize: database.poolSize, statementTimeoutMs: options.statementTimeoutMs }));
   } catch (error) {
