@@ -54,7 +54,7 @@ try {
   };
   await start("bare", "bench/baseline-server.ts", { BASELINE_DB: file }, `/api/v1/onboardings/${onboardingIds[0]}`);
   for (const [name, steps] of variants) {
-    await start(name, "bench/lib/read-steps-server.ts", { DATABASE_FILE: file, REDIS_URL: redis.url, REDIS_PREFIX: `floor${servers.length}`, STEPS: steps, ORG_ID: orgId }, `/api/v1/onboardings/${onboardingIds[0]}`);
+    await start(name, "bench/lib/read-steps-server.ts", { DATABASE_FILE: file, REDIS_URL: redis.url, REDIS_PREFIX: `floor${servers.length}`, STEPS: steps, ORG_ID: orgId }, "/ready");
   }
   await start("service", "api/main.ts", { DATABASE_URL: `file:${file}`, REDIS_URL: redis.url, QUEUE_PREFIX: "floorapi", DATA_DIR: dir, SECRET_KEY: "f".repeat(40) }, "/api/v1/health");
 

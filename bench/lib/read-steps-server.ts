@@ -56,7 +56,7 @@ function read(request: Bun.BunRequest<typeof route>, server: Bun.Server<undefine
   return decided instanceof Promise ? decided.then((limit) => answer(limit.headers)) : answer(decided.headers);
 }
 
-const server = Bun.serve({ hostname: "127.0.0.1", port: Number(process.env.PORT), reusePort: false, routes: { [route]: { GET: read } }, fetch: () => new Response(null, { status: 404 }) });
+const server = Bun.serve({ hostname: "127.0.0.1", port: Number(process.env.PORT), reusePort: false, routes: { [route]: { GET: read } }, fetch: () => new Response(null, { status: 404 }) }); // any other path: 404 (what the harness waits for)
 const stop = async () => {
   await server.stop();
   await built.close();
