@@ -185,6 +185,14 @@ describe("key usage", () => {
 });
 
 describe("the limiter's claims", () => {
+  /** A limiter on a Redis prefix of its own (and the test app whose Redis it uses). */
+  async function limiterOfItsOwn() {
+    const t = await createTestApp();
+    opened.push(t);
+    const prefix = uniquePrefix("lease");
+    return { t, prefix, limiter: createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent") }) };
+  }
+
   /** The key's window in Redis: its leases (one member each) and the slots they hold. */
   const windowOf = async (redis: Redis, prefix: string, bucket: string) => ({
     leases: await redis.zcard(`${prefix}:rate:${bucket}`),
@@ -192,10 +200,7 @@ describe("the limiter's claims", () => {
   });
 
   test("a lease is one member of the window whatever its size, and the window's counter holds its slots", async () => {
-    const t = await createTestApp();
-    opened.push(t);
-    const prefix = uniquePrefix("lease");
-    const limiter = createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent") });
+    const { t, prefix, limiter } = await limiterOfItsOwn();
     const limit = 90_000; // lease = limit / 60 = 1,500 slots
     const first = await limiter.consume("key:big", limit);
     expect(first.allowed).toBe(true);
@@ -205,20 +210,14 @@ describe("the limiter's claims", () => {
   });
 
   test("a limit of a billion a minute claims 5,000 slots at most", async () => {
-    const t = await createTestApp();
-    opened.push(t);
-    const prefix = uniquePrefix("lease");
-    const limiter = createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent") });
+    const { t, prefix, limiter } = await limiterOfItsOwn();
     expect((await limiter.consume("key:huge", 1_000_000_000)).allowed).toBe(true);
     expect(await windowOf(t.redis, prefix, "key:huge")).toEqual({ leases: 1, slots: 5_000 });
     limiter.close();
   });
 
   test("leases older than the window give their slots back; a counter lost by hand is summed again from the leases", async () => {
-    const t = await createTestApp();
-    opened.push(t);
-    const prefix = uniquePrefix("lease");
-    const limiter = createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent") });
+    const { t, prefix, limiter } = await limiterOfItsOwn();
     const [seconds, micros] = await t.redis.time();
     const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
     // Two leases of another process: 40 slots a minute and a half ago, 15 slots 10 s ago.
