@@ -15,7 +15,7 @@ export interface WalCheckpointerOptions {
 }
 
 export interface WalCheckpointer {
-  /** Stops the thread; the connection's own checkpoints come back on (see `start`). */
+  /** Stops the thread; the connection's own checkpoints come back on. */
   stop(): Promise<void>;
 }
 
@@ -35,7 +35,7 @@ const VALVE_TICKS = 4;
  * thread: in the API that is the event loop, which then answers nothing for as long as the copy
  * takes (up to 25 ms measured for 10,000 pages, and the read's p99 under load went from 6 to
  * 33 ms with them). Here the connection's own checkpoints are switched off and a worker thread
- * with a connection of its own runs a PASSIVE checkpoint every `everyMs`, beside the requests.
+ * with a connection of its own checkpoints every `everyMs`, beside the requests.
  *
  * Should the thread fail or stop, the connection's checkpoints come back on (at SQLite's
  * default size), so the WAL stays bounded whatever happens to the thread; so they do while the
@@ -73,11 +73,9 @@ export function startWalCheckpointer(connection: SqliteConnection, path: string,
     const message = event.data;
     if (message === "started") return;
     if (message === "stopped") return stopped?.();
-    // One line per kind of failure, not one every 100 ms: the next success clears it.
+    // One line per kind of failure, not one a tick: the next success clears it.
     if (message.error !== undefined && message.error !== lastError) options.logger.warn("wal checkpoint failed", { error: message.error });
     lastError = message.error;
-    // The valve: a WAL the thread's RESTART cannot win against (writes back to back, with no
-    // gap for it) is checkpointed by this connection's own commits until it is small again.
     if (!valve && message.walFrames > VALVE_FACTOR * restartAfterFrames) openValve(message.walFrames);
     options.onReport?.(message);
   };

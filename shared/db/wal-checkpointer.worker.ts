@@ -1,7 +1,7 @@
 /**
  * The thread behind `startWalCheckpointer` (wal-checkpointer.ts): its own connection to the
  * SQLite file, copying the WAL back into the database with a PASSIVE checkpoint every
- * `everyMs`. A passive checkpoint takes no lock that readers or the writer wait for: it copies
+ * `everyMs` (250 ms in the API). A passive checkpoint takes no lock that readers or the writer wait for: it copies
  * what no reader still needs and leaves the rest for the next one. Waiting is harmless here
  * (this thread serves no request), so the connection has a short busy timeout of its own.
  *
@@ -35,6 +35,10 @@ export interface CheckpointReport {
   error?: string;
 }
 
+let connection: Database | undefined;
+let timer: ReturnType<typeof setInterval> | undefined;
+let paused = false;
+
 self.onmessage = (event: MessageEvent<Start | "stop" | "pause" | "resume">) => {
   if (event.data === "stop") return stop();
   // While the owner's own commits checkpoint (its valve, wal-checkpointer.ts), this thread
@@ -42,11 +46,6 @@ self.onmessage = (event: MessageEvent<Start | "stop" | "pause" | "resume">) => {
   if (event.data === "pause" || event.data === "resume") return void (paused = event.data === "pause");
   start(event.data);
 };
-
-let paused = false;
-
-let connection: Database | undefined;
-let timer: ReturnType<typeof setInterval> | undefined;
 
 function start({ path, everyMs, restartAfterFrames }: Start): void {
   connection = new Database(path, { strict: true });
