@@ -46,7 +46,10 @@ export type Database =
  * SQLite: the body runs synchronously inside BEGIN IMMEDIATE … COMMIT (see `writeTransaction`),
  * so no other request's statement can run inside it; its steps must all answer plain values.
  */
-export function sqliteDatabase(db: Db, describe = "sqlite"): Database {
+/** A SQLite database: its connection (`db`) is there without narrowing. */
+export type SqliteDatabase = Extract<Database, { engine: "sqlite" }>;
+
+export function sqliteDatabase(db: Db, describe = "sqlite"): SqliteDatabase {
   const writes: WriteCounter = { count: 0 };
   return {
     engine: "sqlite",

@@ -29,7 +29,7 @@ export class DatabaseUnreachable extends Error {
 export async function openConfiguredDatabase(database: DatabaseConfig, options: OpenConfiguredOptions = {}): Promise<Database> {
   if (database.engine === "sqlite") {
     const opened = sqliteDatabase(openDatabase(database.path, options), database.path);
-    if (!options.checkpointThread || database.path === ":memory:" || opened.engine !== "sqlite") return opened;
+    if (!options.checkpointThread || database.path === ":memory:") return opened;
     const checkpointer = startWalCheckpointer(opened.db.$client, database.path, options.checkpointThread);
     return {
       ...opened,

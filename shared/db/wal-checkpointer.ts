@@ -44,6 +44,8 @@ const VALVE_TICKS = 4;
 export function startWalCheckpointer(connection: SqliteConnection, path: string, options: WalCheckpointerOptions): WalCheckpointer {
   const worker = new Worker(new URL("./wal-checkpointer.worker.ts", import.meta.url).href);
   let stopping = false;
+  /** The thread failed or ended by itself: the connection's commits checkpoint from then on. */
+  let gone = false;
   let stopped: (() => void) | undefined;
   const inCommits = (on: boolean) => connection.exec(`PRAGMA wal_autocheckpoint = ${on ? IN_COMMIT_PAGES : 0}`);
   const everyMs = options.everyMs ?? 250;
@@ -61,7 +63,7 @@ export function startWalCheckpointer(connection: SqliteConnection, path: string,
     inCommits(true);
     valve = setTimeout(() => {
       valve = undefined;
-      if (stopping) return;
+      if (stopping || gone) return;
       inCommits(false);
       worker.postMessage("resume");
     }, VALVE_TICKS * everyMs);
@@ -79,14 +81,17 @@ export function startWalCheckpointer(connection: SqliteConnection, path: string,
     if (!valve && message.walFrames > VALVE_FACTOR * restartAfterFrames) openValve(message.walFrames);
     options.onReport?.(message);
   };
-  worker.onerror = (event) => {
+  /** Without the thread, the connection's commits checkpoint for good (a valve still open does not switch them off again). */
+  const lost = () => {
     if (stopping) return;
-    options.logger.error("wal checkpointer thread failed: checkpoints run in commits again", { error: event.message });
+    gone = true;
     inCommits(true);
   };
-  worker.addEventListener("close", () => {
-    if (!stopping) inCommits(true);
-  });
+  worker.onerror = (event) => {
+    if (!stopping) options.logger.error("wal checkpointer thread failed: checkpoints run in commits again", { error: event.message });
+    lost();
+  };
+  worker.addEventListener("close", lost);
 
   inCommits(false);
   worker.postMessage({ path, everyMs, restartAfterFrames });

@@ -1,9 +1,8 @@
 /**
  * The thread behind `startWalCheckpointer` (wal-checkpointer.ts): its own connection to the
  * SQLite file, copying the WAL back into the database with a PASSIVE checkpoint every
- * `everyMs` (250 ms in the API). A passive checkpoint takes no lock that readers or the writer wait for: it copies
- * what no reader still needs and leaves the rest for the next one. Waiting is harmless here
- * (this thread serves no request), so the connection has a short busy timeout of its own.
+ * `everyMs` (250 ms in the API). A passive checkpoint takes no lock that readers or the writer
+ * wait for: it copies what no reader still needs and leaves the rest for the next one.
  *
  * Passive checkpoints alone do not bound the WAL under a steady stream of writes: the WAL
  * starts over from its beginning only when a write begins with every frame copied back, and
