@@ -224,7 +224,7 @@ export async function createApp(infra: AppInfrastructure) {
     .get(DOCS_DOCUMENT_PATH, () => docsDocument(newId("req"), openApiDocument() as object));
 
   mountRoutes(app, routes, {
-    authenticate: createAuthenticator(stores.apiKeys),
+    authenticate: createAuthenticator(stores.apiKeys, database.watchCommits()),
     limits,
     usage,
     idempotency,

@@ -2,6 +2,7 @@ import { run, step, type Flow, type MaybePromise } from "../../shared/db/flow.ts
 import type { ApiStores } from "../stores.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";
+import type { CommitWatch } from "../../shared/db/wal-commits.ts";
 import type { Actor } from "./actor.ts";
 
 const malformed = (why: string) =>
@@ -81,12 +82,18 @@ export function freshReads<T>(read: () => MaybePromise<T>, staleAfterMs = 250): 
  * (`freshReads`): a revocation committed before then is seen, and on PostgreSQL the requests
  * of one round trip share one read. The workspace's identity (id, slug, name) never changes,
  * so it is read once per workspace and kept.
+ *
+ * With `commits` (SQLite in WAL mode: the database's `watchCommits`), the revision is read
+ * again only once something committed since the last read, which the watch tells from memory:
+ * a read-heavy load reads it once per commit of any process instead of once per request, and a
+ * revocation is still a commit, seen by the first request after it.
  */
-export function createAuthenticator(store: ApiStores["apiKeys"]) {
+export function createAuthenticator(store: ApiStores["apiKeys"], commits: CommitWatch | null = null) {
   const workspaces = new Map<string, { slug: string; name: string }>();
   const known = new Map<string, Known>();
   let knownAt = -1;
-  const currentRevision = freshReads(() => run(store.revision()));
+  const readRevision = freshReads(() => run(store.revision()));
+  const currentRevision = commits ? revisionSinceCommits(readRevision, commits) : readRevision;
 
   return function* authenticate(header: string | null): Flow<Actor> {
     const key = parseAuthorization(header);
@@ -132,6 +139,23 @@ export function createAuthenticator(store: ApiStores["apiKeys"]) {
     }
     if (entry.actor === null) throw new DomainError("api_key_revoked", `The API key ${entry.revokedPrefix}… has been revoked.`);
     return entry.actor;
+  };
+}
+
+/**
+ * The last revision read, kept while `commits` sees no commit since the mark made before that
+ * read. A read that fails leaves nothing kept, so a mark it moved cannot vouch for an older
+ * answer. Promised answers (an engine without a watch has none of these) are never kept.
+ */
+function revisionSinceCommits(read: () => MaybePromise<number>, commits: CommitWatch): () => MaybePromise<number> {
+  let kept: number | undefined;
+  return () => {
+    if (kept !== undefined && !commits.moved()) return kept;
+    kept = undefined;
+    commits.mark();
+    const answer = read();
+    if (!(answer instanceof Promise)) kept = answer;
+    return answer;
   };
 }
 

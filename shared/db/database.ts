@@ -3,6 +3,7 @@ import { closeDatabase, writeTransaction } from "./client.ts";
 import { run, runSync, type Flow } from "./flow.ts";
 import { afterCommit, closePostgres, pgTransaction, transactionOf, type PgDb } from "./postgres.ts";
 import { postgresSql, sqliteSql, type PgExecutor, type Sql, type WriteCounter } from "./sql.ts";
+import { watchWalCommits, type CommitWatch } from "./wal-commits.ts";
 
 /**
  * Runs a flow in one write transaction and answers its result as a step of the caller's flow:
@@ -29,6 +30,13 @@ interface Common {
    * the connection). Only a difference across a change means anything: `0` means it wrote nothing.
    */
   writes(): number;
+  /**
+   * A watch that answers, without a statement, whether any connection committed since the
+   * caller's mark (shared/db/wal-commits.ts), for what a process keeps of a read (the key
+   * cache's revision); null where the engine has none to offer (PostgreSQL, SQLite in memory),
+   * and the caller reads every time. Each call makes a watch of its own; `close` ends them.
+   */
+  watchCommits(): CommitWatch | null;
   /** What a log line may show of it. */
   describe: string;
 }
@@ -51,6 +59,7 @@ export type SqliteDatabase = Extract<Database, { engine: "sqlite" }>;
 
 export function sqliteDatabase(db: Db, describe = "sqlite"): SqliteDatabase {
   const writes: WriteCounter = { count: 0 };
+  const watches: CommitWatch[] = [];
   return {
     engine: "sqlite",
     db,
@@ -61,7 +70,15 @@ export function sqliteDatabase(db: Db, describe = "sqlite"): SqliteDatabase {
       return writeTransaction(db, () => runSync(body()));
     },
     holding: (body) => body(),
-    close: () => closeDatabase(db),
+    watchCommits() {
+      const watch = watchWalCommits(db.$client);
+      if (watch) watches.push(watch);
+      return watch;
+    },
+    close() {
+      for (const watch of watches.splice(0)) watch.close();
+      closeDatabase(db);
+    },
   };
 }
 
@@ -86,6 +103,7 @@ export function postgresDatabase(db: PgDb): Database {
     holding: function* <T>(body: () => Flow<T>, deadlineMs: number): Flow<T> {
       return (yield pgTransaction(client, async () => await run(body()), { deadlineMs })) as T;
     },
+    watchCommits: () => null,
     close: () => closePostgres(db),
   };
 }

@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
  * One data-access layer: every SQL statement of the API, the worker, the command line,
  * metrics and readiness lives in a store module (`*.store.ts`). Outside them, nothing
  * touches a driver, `$client`, a prepared statement or drizzle's query builder. The driver
- * layer itself (shared/db/client.ts, open.ts, postgres.ts, the SQLite WAL checkpointer) and the
- * schemas are the exceptions.
+ * layer itself (shared/db/client.ts, open.ts, postgres.ts, the SQLite WAL checkpointer and
+ * commit watch) and the schemas are the exceptions.
  */
 const DRIVER_LAYER = new Set([
   "shared/db/client.ts",
@@ -17,6 +17,7 @@ const DRIVER_LAYER = new Set([
   "shared/db/database.ts",
   "shared/db/wal-checkpointer.ts",
   "shared/db/wal-checkpointer.worker.ts",
+  "shared/db/wal-commits.ts",
   "shared/db/schema.ts",
   "shared/db/schema.pg.ts",
 ]);

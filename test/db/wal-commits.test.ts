@@ -1,0 +1,108 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database as Sqlite } from "bun:sqlite";
+import { createAuthenticator } from "../../api/auth/authenticate.ts";
+import { createApiStores } from "../../api/stores.ts";
+import { systemClock } from "../../shared/clock.ts";
+import { sqliteDatabase } from "../../shared/db/database.ts";
+import { run } from "../../shared/db/flow.ts";
+import { watchWalCommits } from "../../shared/db/wal-commits.ts";
+import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
+import { freshDatabase } from "../support/test-app.ts";
+
+/**
+ * The WAL-index watch (shared/db/wal-commits.ts) on a real file: it must see every commit, of
+ * this connection, of another connection and of another process, and nothing else.
+ */
+const fresh = freshDatabase();
+const database = sqliteDatabase(fresh.db);
+const sqlite = fresh.db.$client;
+sqlite.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
+const other = new Sqlite(fresh.path, { strict: true });
+afterAll(() => {
+  other.close();
+  database.close();
+  fresh.cleanup();
+});
+
+const watch = () => {
+  const made = database.watchCommits();
+  if (!made) throw new Error("a WAL file has a watch");
+  made.mark();
+  return made;
+};
+
+describe("the WAL-index commit watch", () => {
+  test("nothing moves it but a commit: reads of any connection leave it", () => {
+    const w = watch();
+    expect(w.moved()).toBe(false);
+    sqlite.query("SELECT count(*) FROM notes").get();
+    other.query("SELECT count(*) FROM notes").get();
+    expect(w.moved()).toBe(false);
+  });
+
+  test("a commit of this connection, or of another, moves it; a new mark settles it again", () => {
+    const w = watch();
+    sqlite.run("INSERT INTO notes (body) VALUES ('mine')");
+    expect(w.moved()).toBe(true);
+    w.mark();
+    expect(w.moved()).toBe(false);
+    other.run("INSERT INTO notes (body) VALUES ('theirs')");
+    expect(w.moved()).toBe(true);
+  });
+
+  test("a commit of another process moves it", () => {
+    const w = watch();
+    const child = Bun.spawnSync([process.execPath, "-e", `const { Database } = require("bun:sqlite"); new Database(${JSON.stringify(fresh.path)}).run("INSERT INTO notes (body) VALUES ('elsewhere')")`], { stderr: "pipe" });
+    expect(child.stderr.toString()).toBe("");
+    expect(child.exitCode).toBe(0);
+    expect(w.moved()).toBe(true);
+  });
+
+  test("a transaction rolled back commits nothing and leaves it", () => {
+    const w = watch();
+    other.exec("BEGIN IMMEDIATE");
+    other.run("INSERT INTO notes (body) VALUES ('never')");
+    other.exec("ROLLBACK");
+    expect(w.moved()).toBe(false);
+  });
+
+  test("the WAL started over by a checkpoint, then a commit, moves it", () => {
+    other.run("INSERT INTO notes (body) VALUES ('before the restart')");
+    const w = watch();
+    other.query("PRAGMA wal_checkpoint(RESTART)").get();
+    sqlite.run("INSERT INTO notes (body) VALUES ('first frame again')");
+    expect(w.moved()).toBe(true);
+  });
+
+  test("never marked, or closed, it answers 'moved': the caller reads", () => {
+    const unmarked = database.watchCommits()!;
+    expect(unmarked.moved()).toBe(true);
+    const closed = watch();
+    closed.close();
+    expect(closed.moved()).toBe(true);
+  });
+
+  test("a database in memory has no watch", () => {
+    const memory = new Sqlite(":memory:");
+    expect(watchWalCommits(memory)).toBeNull();
+    memory.close();
+  });
+});
+
+describe("the key cache on the watch", () => {
+  test("the revision is read once per commit, not once per request, and a revocation is seen at once", async () => {
+    await run(createWorkspace(database, systemClock, { slug: "watched", name: "Watched" }));
+    const { key, row } = await run(createApiKey(database, systemClock, { workspaceSlug: "watched", name: "watched", mode: "live", tier: "paid" }));
+    const stores = createApiStores(database, () => {});
+    let reads = 0;
+    const counted = { ...stores.apiKeys, revision: () => (reads++, stores.apiKeys.revision()) };
+    const authenticate = createAuthenticator(counted, database.watchCommits());
+    const header = `Bearer ${key}`;
+    for (let i = 0; i < 5; i++) run(authenticate(header));
+    expect(reads).toBe(1);
+    // Another connection's revocation: the next request reads the revision again and refuses.
+    other.run("UPDATE api_keys SET revoked_at = ? WHERE id = ?", [systemClock.nowMicros(), row.id]);
+    expect(() => run(authenticate(header))).toThrow(/revoked/);
+    expect(reads).toBe(2);
+  });
+});
