@@ -12,6 +12,7 @@ import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { closeQueues, createQueues } from "../shared/jobs/queues.ts";
 import { createActivityRecorder } from "./activity/activity-recorder.ts";
+import { startActivityWriter } from "./activity/activity-writer.ts";
 import { checkAdminAccess } from "./admin/admin-guard.ts";
 import { adminArea } from "./admin-area/admin-area.routes.ts";
 import { createMetrics } from "./admin/metrics.ts";
@@ -56,6 +57,11 @@ export interface AppInfrastructure {
   secretKey?: string | null;
   /** Where webhook endpoints may point (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_NETWORKS); the strict rules when absent. */
   webhookRules?: OutboundRules;
+  /**
+   * SQLite file: read calls' activity entries are written by a thread with a connection of its
+   * own (api/activity/activity-writer.ts), not on the event loop. The API process sets it.
+   */
+  activityThread?: boolean;
 }
 
 const USAGE_FLUSH_MS = 1000;
@@ -138,7 +144,9 @@ export async function createApp(infra: AppInfrastructure) {
   const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger, commandTimeoutMs: infra.redisCommandTimeoutMs });
   const usage = createKeyUsage(stores.apiKeys, clock);
   const idempotency = createIdempotency(requestTransaction, stores.idempotency, clock);
+  const activityWriter = infra.activityThread && database.engine === "sqlite" ? startActivityWriter(database.path, { logger }) : null;
   const activity = createActivityRecorder({
+    writer: activityWriter,
     transaction: requestTransaction,
     store: stores.activity,
     writes: database.writes,
@@ -256,6 +264,7 @@ export async function createApp(infra: AppInfrastructure) {
       for (const timer of timers) clearInterval(timer);
       limiter.close();
       await activity.drain();
+      await activityWriter?.stop();
       await relay.stop();
       await usage.flush();
       await closeQueues(queues);

@@ -50,6 +50,7 @@ const { app, close } = await createApp({
   databaseBusyTimeoutMs: config.databaseBusyTimeoutMs,
   redisCommandTimeoutMs: config.redisCommandTimeoutMs,
   outboxReconcileAfterMs: config.outboxReconcileSeconds * 1000,
+  activityThread: true,
 });
 try {
   // reusePort off: a second API on a port in use must fail, not share it silently.

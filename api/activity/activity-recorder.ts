@@ -5,6 +5,7 @@ import { run, type Flow } from "../../shared/db/flow.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ApiStores } from "../stores.ts";
+import type { ActivityWriter } from "./activity-writer.ts";
 
 export interface ActivityRecorderOptions {
   transaction: Transaction;
@@ -17,6 +18,12 @@ export interface ActivityRecorderOptions {
   maxBatch?: number;
   /** Entries held while the database refuses the flush; past this the oldest are dropped (and logged). */
   maxHeld?: number;
+  /**
+   * SQLite: the thread that writes the flushes on a connection of its own (activity-writer.ts).
+   * While it is alive the flush hands its entries over in slices of `maxBatch`, one transaction
+   * each; without it (or once it failed) the flush writes them in `transaction`.
+   */
+  writer?: ActivityWriter | null;
 }
 
 /** The status whose entries collapse: a key's refusals within one second are one entry. */
@@ -28,9 +35,11 @@ const MICROS_PER_SECOND = 1_000_000;
  * A call that changed data writes its entry in the change's own transaction
  * (`recordWithChange`), so no crash can separate the two. Every other call's entry gathers in
  * memory and is written by the next flush (every 50 ms or 500 entries), in one transaction
- * (`insertRows`: on PostgreSQL one statement per 64 entries, on SQLite one per entry). What a
- * SIGKILL can lose is what is in memory: at most the last 50 ms of read calls' entries (and the
- * refusals of the second under way).
+ * (`insertRows`: on PostgreSQL one statement per 64 entries, on SQLite one per entry); on
+ * SQLite the API hands the flush to a thread of its own (`writer`), so the inserts do not hold
+ * the event loop. What a SIGKILL can lose is what is in memory: at most the last 50 ms of read
+ * calls' entries, those handed to the thread and not yet committed (one batch of at most
+ * `maxBatch`, a few milliseconds of writing), and the refusals of the second under way.
  *
  * Refusals cannot fill the disk: the 429s of one key within one second of the clock become one
  * entry, the first refusal's, with `repeat_count` the number of refusals. It is written once its
@@ -70,28 +79,43 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
     if (buffer.length === 0) return;
     const entries = buffer;
     buffer = [];
+    if (options.writer?.alive()) {
+      for (let i = 0; i < entries.length; i += maxBatch) {
+        const slice = entries.slice(i, i + maxBatch);
+        settle(options.writer.write(slice), slice);
+      }
+      return;
+    }
     try {
       const written = run(
         options.transaction(function* () {
           for (let i = 0; i < entries.length; i += maxBatch) yield* store.insertMany(entries.slice(i, i + maxBatch));
         }),
       );
-      if (written instanceof Promise) {
-        // PostgreSQL: a failed write (the database away) keeps the entries for the next flush.
-        const pending: Promise<void> = written
-          .then(
-            () => {},
-            () => hold(entries),
-          )
-          .finally(() => writing.delete(pending));
-        writing.add(pending);
-      }
+      if (written instanceof Promise) settle(written, entries);
     } catch (error) {
       // Another process holds SQLite's write lock, or the disk is full: kept, and tried again.
       if (isDiskFull(error)) noteDiskFull();
       else if (!isDatabaseBusy(error)) throw error;
       hold(entries);
     }
+  }
+
+  /**
+   * A write answered later (PostgreSQL, the writer thread): one that fails (the database away,
+   * busy past the thread's wait, full) keeps its entries for the next flush. `drain` waits for it.
+   */
+  function settle(written: Promise<void>, entries: ActivityEntry[]): void {
+    const pending: Promise<void> = written
+      .then(
+        () => {},
+        (error) => {
+          if (isDiskFull(error)) noteDiskFull();
+          hold(entries);
+        },
+      )
+      .finally(() => writing.delete(pending));
+    writing.add(pending);
   }
 
   /** Keeps entries a flush could not write, and tries again shortly. */

@@ -30,7 +30,7 @@ import { createLogger } from "../../shared/logger.ts";
 const steps = new Set((process.env.STEPS ?? "").split(",").filter(Boolean));
 const database = sqliteDatabase(openDatabase(process.env.DATABASE_FILE!, { busyTimeoutMs: 0 }));
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
-const built = await createApp({ database, redis, clock: systemClock, logger: createLogger("warn"), publicUrl: "http://127.0.0.1", redisPrefix: process.env.REDIS_PREFIX ?? "floor", rateLimits: DEFAULT_RATE_LIMITS });
+const built = await createApp({ database, redis, clock: systemClock, logger: createLogger("warn"), publicUrl: "http://127.0.0.1", redisPrefix: process.env.REDIS_PREFIX ?? "floor", rateLimits: DEFAULT_RATE_LIMITS, activityThread: true });
 const authenticate = createAuthenticator(createApiStores(database, () => {}).apiKeys, database.watchCommits());
 const limits = createRequestLimits(built.limiter, DEFAULT_RATE_LIMITS);
 const route = "/api/v1/onboardings/:onboarding_ref";

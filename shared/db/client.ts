@@ -17,6 +17,12 @@ export interface OpenOptions {
    * without blocking (`retryWhileBusy`); the worker and the command line may wait.
    */
   busyTimeoutMs?: number;
+  /**
+   * Whether this connection's commits checkpoint the WAL once it passes SQLite's default 1,000
+   * pages (default true). A second writing connection of a process whose checkpoints run
+   * elsewhere (the API's activity thread beside its checkpoint thread) opens without them.
+   */
+  commitsCheckpoint?: boolean;
 }
 
 /**
@@ -38,6 +44,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const db = drizzle(sqlite, { schema }) as Db;
   besideOthersStartingUp(() => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }));
   sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  if (options.commitsCheckpoint === false) sqlite.exec("PRAGMA wal_autocheckpoint = 0");
   return db;
 }
 

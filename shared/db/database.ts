@@ -47,7 +47,7 @@ interface Common {
  * engines). Only `sql`, `transaction` and `writes` know the engine; stores never branch on it.
  */
 export type Database =
-  | (Common & { engine: "sqlite"; db: Db; close(): void | Promise<void> })
+  | (Common & { engine: "sqlite"; db: Db; /** The file (`:memory:` for none). */ path: string; close(): void | Promise<void> })
   | (Common & { engine: "postgres"; db: PgDb; close(): Promise<void> });
 
 /**
@@ -63,6 +63,7 @@ export function sqliteDatabase(db: Db, describe = "sqlite"): SqliteDatabase {
   return {
     engine: "sqlite",
     db,
+    path: db.$client.filename || ":memory:",
     describe,
     sql: sqliteSql(db.$client, writes),
     writes: () => writes.count,

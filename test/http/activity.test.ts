@@ -7,11 +7,12 @@ import { createTestApp, type TestApp } from "../support/test-app.ts";
 /**
  * Where a call's activity entry is written, once and straight into its table: with the change,
  * in the change's own transaction, when the call changed data; by the next flush (at most 50 ms
- * later) otherwise. A key's refusals within one second are one entry with `repeat_count`.
+ * later) otherwise. A key's refusals within one second are one entry with `repeat_count`. On
+ * SQLite the suite's app writes the flushes on a thread of their own, as the API process does.
  */
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ app: { activityThread: true } });
 });
 afterAll(() => t.close());
 

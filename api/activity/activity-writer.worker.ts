@@ -1,0 +1,57 @@
+/**
+ * The thread behind `startActivityWriter` (activity-writer.ts): a connection of its own to the
+ * API's SQLite file, writing each batch of activity entries it is sent in one transaction
+ * through the activity store, and answering the batch's id with nothing (written) or the
+ * database's refusal (its code and message: busy past the wait below, or full).
+ *
+ * Waiting for another connection's write lock blocks this thread only, so it waits the way the
+ * worker process does (SQLite's own busy handler), not with the event loop's timers. Its
+ * commits never checkpoint: the API's checkpoint thread (or the API connection's own commits,
+ * without it) keeps the WAL bounded, and two checkpointers only keep each other from finishing.
+ */
+import { openDatabase } from "../../shared/db/client.ts";
+import { sqliteDatabase } from "../../shared/db/database.ts";
+import { createActivityStore } from "../../shared/db/activity.store.ts";
+import { run } from "../../shared/db/flow.ts";
+import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
+
+declare const self: Worker;
+
+export interface WriterStart {
+  path: string;
+  busyTimeoutMs: number;
+}
+/** A batch: its id and its entries as JSON text (one string is cheaper to hand across than 500 objects). */
+export interface WriterBatch {
+  id: number;
+  entries: string;
+}
+export type WriterAnswer = { id: number; refused?: { code: string | undefined; message: string } } | "started" | "stopped";
+
+let write: ((entries: readonly ActivityEntry[]) => void) | undefined;
+let close: (() => void) | undefined;
+
+self.onmessage = (event: MessageEvent<WriterStart | WriterBatch | "stop">) => {
+  const message = event.data;
+  if (message === "stop") {
+    close?.();
+    self.postMessage("stopped" satisfies WriterAnswer);
+    return;
+  }
+  if ("path" in message) return start(message);
+  try {
+    write!(JSON.parse(message.entries) as ActivityEntry[]);
+    self.postMessage({ id: message.id } satisfies WriterAnswer);
+  } catch (error) {
+    const { code, message: text } = error as { code?: unknown; message?: unknown };
+    self.postMessage({ id: message.id, refused: { code: typeof code === "string" ? code : undefined, message: String(text) } } satisfies WriterAnswer);
+  }
+};
+
+function start({ path, busyTimeoutMs }: WriterStart): void {
+  const database = sqliteDatabase(openDatabase(path, { busyTimeoutMs, commitsCheckpoint: false }));
+  const store = createActivityStore(database.sql);
+  write = (entries) => run(database.transaction(() => store.insertMany(entries)));
+  close = () => database.close();
+  self.postMessage("started" satisfies WriterAnswer);
+}
