@@ -1,9 +1,10 @@
 /**
  * `bun bench/activity-insert-shapes.ts`: what writing activity entries costs PostgreSQL and
  * the client per row, as the flush writes them (64 rows a statement, `ON CONFLICT DO NOTHING`,
- * the table's own three indexes) in four shapes: a multi-row VALUES with 704 parameters (what
- * `insertRows` sends), eleven array parameters unpacked by `unnest`, and one JSON parameter
- * unpacked by `json_populate_recordset` or `jsonb_populate_recordset`. Two
+ * the table's own three indexes) in five shapes: a multi-row VALUES with 704 parameters (what
+ * `insertRows` sends), the same without `ON CONFLICT` (what the request-id guard costs),
+ * eleven array parameters unpacked by `unnest`, and one JSON parameter unpacked by
+ * `json_populate_recordset` or `jsonb_populate_recordset`. Two
  * callers, 1,500 batches a shape, two rounds, in a database of its own that is dropped after.
  * PostgreSQL's CPU is every `postgres` process's, from /proc (bench/lib/processes.ts).
  */
@@ -48,6 +49,7 @@ try {
   const list = columns.join(", ");
   const shapes: Record<string, (rows: Entry[]) => Promise<unknown>> = {
     "VALUES, 704 parameters": (rows) => sql.unsafe(`INSERT INTO activity_entries (${list}) VALUES ${values} ON CONFLICT (request_id) DO NOTHING`, rows.flatMap((r) => columns.map((c) => r[c]))),
+    "VALUES, 704 parameters, no ON CONFLICT": (rows) => sql.unsafe(`INSERT INTO activity_entries (${list}) VALUES ${values}`, rows.flatMap((r) => columns.map((c) => r[c]))),
     "jsonb_populate_recordset, 1 parameter": (rows) =>
       sql.unsafe(`INSERT INTO activity_entries (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::activity_entries, $1::text::jsonb) ON CONFLICT (request_id) DO NOTHING`, [JSON.stringify(rows)]),
     "unnest, 11 array parameters": (rows) =>

@@ -65,6 +65,8 @@ export async function startInProcessApp(options: { keys?: number; onboardings?: 
       publicUrl: "http://127.0.0.1:3000",
       redisPrefix: "cost",
       rateLimits: DEFAULT_RATE_LIMITS,
+      // As the API process runs (api/main.ts): read calls' activity entries on a thread of their own.
+      activityThread: true,
     });
     // Ready, or a clear failure within 5 s: a benchmark never waits on a Redis that is not there.
     await new Promise<void>((resolve, reject) => {
