@@ -1,4 +1,5 @@
 import type { Database as SqliteConnection } from "bun:sqlite";
+import { fstatSync, openSync, readSync, statSync } from "node:fs";
 
 /**
  * The two copies of the WAL-index header at the start of a WAL database's `-shm` file (SQLite's
@@ -9,26 +10,51 @@ import type { Database as SqliteConnection } from "bun:sqlite";
  * commit: one read too many, never one too few). The read marks that follow change with readers,
  * so they are left out.
  */
-const HEADER_WORDS = 24;
+const HEADER_BYTES = 96;
 
 /**
- * "Has anything committed since?" for a SQLite file in WAL mode, answered from memory without a
- * statement, a transaction or a lock: a 96-byte compare against the header as it was at `mark`.
+ * "Has anything committed since?" for a SQLite file in WAL mode, answered without a statement,
+ * a transaction or a lock: one `pread` of the header, compared with the header as it was at
+ * `mark`.
  *
  * A caller that keeps what a read found marks before that read, then asks `moved()` before
  * using it again: `false` means no connection of any process committed since the mark (the
  * header would differ), so the read would find the same. A commit that lands between the mark
  * and the read is seen by the read and, once more, by the next `moved()`: it costs one read
- * more, never a stale answer.
- *
- * The file is mapped, not read: the header is the page SQLite itself maps in every connection,
- * and it is never truncated while a connection has it open. The watch is for the lifetime of
- * the connection it was made on, and `close` must come before that connection closes.
+ * more, never a stale answer. A header that cannot be read whole answers "moved".
  */
 export interface CommitWatch {
   mark(): void;
   moved(): boolean;
   close(): void;
+}
+
+/**
+ * Descriptors of `-shm` files, one per file for the life of the process, never closed. SQLite
+ * locks the `-shm` file with POSIX advisory locks, which belong to the process, and closing any
+ * descriptor of a file drops every lock the process holds on it: a watch that opened the file
+ * and closed it (as `Bun.mmap` does) would take the dead-man's-switch lock away from this
+ * process's connections, and another process could then take the wal-index for its own and
+ * rebuild it under them. A descriptor kept open costs nothing of the sort; keyed by inode, so a
+ * file deleted and made again (a database closed and opened anew) gets a descriptor of its own.
+ */
+const descriptors = new Map<string, number>();
+
+function descriptorOf(path: string): number | null {
+  let ino: number;
+  try {
+    ino = statSync(path).ino;
+  } catch {
+    return null;
+  }
+  const key = `${path}\u0000${ino}`;
+  let fd = descriptors.get(key);
+  if (fd === undefined) {
+    fd = openSync(path, "r");
+    if (fstatSync(fd).ino !== ino) return null; // replaced between the two calls: no watch (the descriptor stays, harmless)
+    descriptors.set(key, fd);
+  }
+  return fd;
 }
 
 /** The watch for `connection`'s file, or null where there is no shared header to read (`:memory:`, a journal mode other than WAL). */
@@ -39,30 +65,26 @@ export function watchWalCommits(connection: SqliteConnection): CommitWatch | nul
   if (mode !== "wal") return null;
   // A read opens the WAL index (the -shm file) if this connection has not yet.
   connection.query("SELECT 1 FROM sqlite_schema LIMIT 1").get();
-  let mapped: Uint8Array;
-  try {
-    mapped = Bun.mmap(`${path}-shm`, { size: HEADER_WORDS * 4 });
-  } catch {
-    return null;
-  }
-  if (mapped.byteLength < HEADER_WORDS * 4) return null;
-  let header: Uint32Array | null = new Uint32Array(mapped.buffer, mapped.byteOffset, HEADER_WORDS);
-  const seen = new Uint32Array(HEADER_WORDS);
+  const fd = descriptorOf(`${path}-shm`);
+  if (fd === null) return null;
+  const now = new Uint8Array(HEADER_BYTES);
+  const seen = new Uint8Array(HEADER_BYTES);
+  const words = new Uint32Array(now.buffer);
+  const seenWords = new Uint32Array(seen.buffer);
   let marked = false;
+  let closed = false;
+  const read = (into: Uint8Array) => readSync(fd, into, 0, HEADER_BYTES, 0) === HEADER_BYTES;
   return {
     mark() {
-      if (header === null) return;
-      seen.set(header);
-      marked = true;
+      marked = !closed && read(seen);
     },
     moved() {
-      if (header === null || !marked) return true;
-      for (let i = 0; i < HEADER_WORDS; i++) if (header[i] !== seen[i]) return true;
+      if (closed || !marked || !read(now)) return true;
+      for (let i = 0; i < HEADER_BYTES / 4; i++) if (words[i] !== seenWords[i]) return true;
       return false;
     },
     close() {
-      // Unmapped when collected; never read again from here on.
-      header = null;
+      closed = true;
     },
   };
 }

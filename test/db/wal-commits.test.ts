@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database as Sqlite } from "bun:sqlite";
+import { readFileSync, statSync } from "node:fs";
 import { createAuthenticator } from "../../api/auth/authenticate.ts";
 import { createApiStores } from "../../api/stores.ts";
 import { systemClock } from "../../shared/clock.ts";
@@ -80,6 +81,21 @@ describe("the WAL-index commit watch", () => {
     const closed = watch();
     closed.close();
     expect(closed.moved()).toBe(true);
+  });
+
+  test("making a watch leaves this process's locks on the -shm file as SQLite holds them", () => {
+    // POSIX locks belong to the process, and closing any descriptor of a file drops them all:
+    // a watch that opened and closed the file would take SQLite's dead-man's-switch lock away.
+    const ino = statSync(`${fresh.path}-shm`).ino;
+    const held = () =>
+      readFileSync("/proc/locks", "utf8")
+        .split("\n")
+        .filter((line) => line.includes(`:${ino} `) && line.split(/\s+/).includes(String(process.pid)))
+        .map((line) => line.split(/\s+/).slice(1).join(" "));
+    const before = held();
+    expect(before.length).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++) watch().moved();
+    expect(held()).toEqual(before);
   });
 
   test("a database in memory has no watch", () => {
