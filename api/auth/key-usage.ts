@@ -7,6 +7,8 @@ import type { ApiStores } from "../stores.ts";
 
 /** Keys written per transaction by `sweep`: ~0.5 ms of SQLite writes, measured ~5 µs a key. */
 const SLICE_KEYS = 100;
+/** How long `flush` keeps trying a write the database refused. */
+const FLUSH_PATIENCE_MS = 2000;
 
 /**
  * Per-key request count, last-used time and address, gathered in memory and written to the
@@ -77,11 +79,20 @@ export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceK
         sweeping = false;
       }
     },
-    /** Writes everything gathered in one transaction (shutdown, tests); on PostgreSQL answers a promise that never rejects. */
-    flush(): void | Promise<void> {
-      if (pending.size === 0) return;
-      const written = write(pending.size);
-      if (written instanceof Promise) return written.then(() => {});
+    /**
+     * Writes everything gathered in one transaction (shutdown, tests); answers a promise that
+     * never rejects. The write is tried at once; should the database refuse it (another
+     * connection's write lock, the disk full), it is tried again with timers for up to
+     * `FLUSH_PATIENCE_MS`: this is the shutdown's last write, and a lock held for a moment
+     * (another process's commit, a thread's connection closing) must not cost the counts.
+     */
+    async flush(): Promise<void> {
+      const deadline = performance.now() + FLUSH_PATIENCE_MS;
+      for (let pause = 1; pending.size > 0; pause = Math.min(pause * 2, 50)) {
+        if (await write(pending.size)) return;
+        if (performance.now() >= deadline) return; // kept in `pending`: a later flush may still write them
+        await Bun.sleep(pause);
+      }
     },
   };
 }
