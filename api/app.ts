@@ -265,6 +265,8 @@ export async function createApp(infra: AppInfrastructure) {
       limiter.close();
       await activity.drain();
       await activityWriter?.stop();
+      // Anything the thread gave back (it failed, or refused to the end) goes on this connection.
+      if (activityWriter) await activity.drain();
       await relay.stop();
       await usage.flush();
       await closeQueues(queues);

@@ -4,6 +4,7 @@ import type { Transaction } from "../../shared/db/database.ts";
 import { run, type Flow } from "../../shared/db/flow.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import type { Logger } from "../../shared/logger.ts";
+import { describeError } from "../../shared/errors.ts";
 import type { ApiStores } from "../stores.ts";
 import type { ActivityWriter } from "./activity-writer.ts";
 
@@ -26,6 +27,9 @@ export interface ActivityRecorderOptions {
   writer?: ActivityWriter | null;
 }
 
+/** How long `drain` keeps trying writes the database refuses. */
+const DRAIN_PATIENCE_MS = 2000;
+
 /** The status whose entries collapse: a key's refusals within one second are one entry. */
 const RATE_LIMITED = 429;
 const MICROS_PER_SECOND = 1_000_000;
@@ -36,10 +40,10 @@ const MICROS_PER_SECOND = 1_000_000;
  * (`recordWithChange`), so no crash can separate the two. Every other call's entry gathers in
  * memory and is written by the next flush (every 50 ms or 500 entries), in one transaction
  * (`insertRows`: on PostgreSQL one statement per 64 entries, on SQLite one per entry); on
- * SQLite the API hands the flush to a thread of its own (`writer`), so the inserts do not hold
- * the event loop. What a SIGKILL can lose is what is in memory: at most the last 50 ms of read
- * calls' entries, those handed to the thread and not yet committed (one batch of at most
- * `maxBatch`, a few milliseconds of writing), and the refusals of the second under way.
+ * SQLite the API hands the flush to a thread of its own (`writer`), one slice of `maxBatch` at a
+ * time, so the inserts do not hold the event loop. What a SIGKILL can lose is what is in memory:
+ * at most the last 50 ms of read calls' entries, the slice handed to the thread and not yet
+ * committed, and the refusals of the second under way.
  *
  * Refusals cannot fill the disk: the 429s of one key within one second of the clock become one
  * entry, the first refusal's, with `repeat_count` the number of refusals. It is written once its
@@ -56,8 +60,10 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   let refusals = new Map<string, ActivityEntry & { repeat_count: number }>();
   let refusalSecond = -1;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  /** Flushes still waiting on PostgreSQL (a timer's flush may be out when `drain` starts another), for `drain`. */
+  /** Flushes still waiting on PostgreSQL or the writer thread (a timer's flush may be out when `drain` starts another), for `drain`. */
   const writing = new Set<Promise<void>>();
+  /** The slice out to the writer thread: one at a time, so what waits is in `buffer`, under `maxHeld`. */
+  let sending = false;
 
   /** Moves refusals of seconds that are over (all of them with `all`) into the buffer. */
   function closeRefusals(all: boolean): void {
@@ -77,15 +83,9 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
     closeRefusals(all);
     if (refusals.size > 0) schedule(); // this second's refusals wait for it to end
     if (buffer.length === 0) return;
+    if (options.writer?.alive()) return sendSlice(options.writer);
     const entries = buffer;
     buffer = [];
-    if (options.writer?.alive()) {
-      for (let i = 0; i < entries.length; i += maxBatch) {
-        const slice = entries.slice(i, i + maxBatch);
-        settle(options.writer.write(slice), slice);
-      }
-      return;
-    }
     try {
       const written = run(
         options.transaction(function* () {
@@ -102,18 +102,39 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   }
 
   /**
-   * A write answered later (PostgreSQL, the writer thread): one that fails (the database away,
-   * busy past the thread's wait, full) keeps its entries for the next flush. `drain` waits for it.
+   * Hands the next `maxBatch` entries to the writer thread, unless a slice is out: the next one
+   * goes when it is answered. While another connection holds the write lock, what waits stays in
+   * `buffer` (bounded by `maxHeld`), not in the thread's queue.
    */
-  function settle(written: Promise<void>, entries: ActivityEntry[]): void {
+  function sendSlice(writer: ActivityWriter): void {
+    if (sending) return;
+    sending = true;
+    const slice = buffer.slice(0, maxBatch);
+    buffer = buffer.slice(slice.length);
+    settle(
+      writer.write(slice).finally(() => {
+        sending = false;
+      }),
+      slice,
+      () => {
+        if (buffer.length >= maxBatch) flush();
+        else if (buffer.length > 0) schedule();
+      },
+    );
+  }
+
+  /**
+   * A write answered later (PostgreSQL, the writer thread): one that fails (the database away,
+   * busy past the thread's wait, full, the thread gone) keeps its entries for the next flush;
+   * a failure of another kind is logged too. `drain` waits for it.
+   */
+  function settle(written: Promise<void>, entries: ActivityEntry[], then?: () => void): void {
     const pending: Promise<void> = written
-      .then(
-        () => {},
-        (error) => {
-          if (isDiskFull(error)) noteDiskFull();
-          hold(entries);
-        },
-      )
+      .then(then, (error) => {
+        if (isDiskFull(error)) noteDiskFull();
+        else if (options.writer && !isDatabaseBusy(error)) options.logger.error("activity entries not written: kept for the next flush", { error: describeError(error) });
+        hold(entries);
+      })
       .finally(() => writing.delete(pending));
     writing.add(pending);
   }
@@ -166,10 +187,21 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
       return { result, written: true };
     },
     flush: () => flush(),
-    /** Writes everything held, this second's refusals included (shutdown). */
+    /**
+     * Writes everything held, this second's refusals included (shutdown, tests). A write the
+     * database refuses (another connection's lock for a moment) is tried again with timers for
+     * up to `DRAIN_PATIENCE_MS`; what is still refused then stays held for the next flush.
+     */
     async drain(): Promise<void> {
-      flush(true);
-      await Promise.all(writing);
+      const deadline = performance.now() + DRAIN_PATIENCE_MS;
+      for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+        flush(true);
+        // Slices to the thread go one after another: each answer sends the next.
+        while (writing.size > 0) await Promise.all([...writing]);
+        if (buffer.length === 0 && refusals.size === 0) return;
+        if (performance.now() >= deadline) return;
+        await Bun.sleep(pause);
+      }
     },
   };
 }

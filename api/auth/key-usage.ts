@@ -80,11 +80,12 @@ export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceK
       }
     },
     /**
-     * Writes everything gathered in one transaction (shutdown, tests); answers a promise that
-     * never rejects. The write is tried at once; should the database refuse it (another
-     * connection's write lock, the disk full), it is tried again with timers for up to
-     * `FLUSH_PATIENCE_MS`: this is the shutdown's last write, and a lock held for a moment
-     * (another process's commit, a thread's connection closing) must not cost the counts.
+     * Writes everything gathered in one transaction (shutdown, tests). The write is tried at
+     * once; should the database refuse it (SQLite: another connection's write lock, the disk
+     * full; PostgreSQL: any failure), it is tried again with timers for up to
+     * `FLUSH_PATIENCE_MS`, and what is still refused then stays gathered: this is the shutdown's
+     * last write, and a lock held for a moment (another process's commit, a thread's connection
+     * closing) must not cost the counts. Rejects only on an error of another kind.
      */
     async flush(): Promise<void> {
       const deadline = performance.now() + FLUSH_PATIENCE_MS;

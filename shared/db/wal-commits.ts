@@ -1,5 +1,5 @@
 import type { Database as SqliteConnection } from "bun:sqlite";
-import { fstatSync, openSync, readSync, statSync } from "node:fs";
+import { fstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 
 /**
  * The two copies of the WAL-index header at the start of a WAL database's `-shm` file (SQLite's
@@ -65,7 +65,9 @@ export function watchWalCommits(connection: SqliteConnection): CommitWatch | nul
   if (mode !== "wal") return null;
   // A read opens the WAL index (the -shm file) if this connection has not yet.
   connection.query("SELECT 1 FROM sqlite_schema LIMIT 1").get();
-  const fd = descriptorOf(`${path}-shm`);
+  // SQLite names the -shm file after the database file with symbolic links resolved: a stale
+  // -shm beside a link would never change, and the watch would vouch for an old revision.
+  const fd = descriptorOf(`${realpathSync(path)}-shm`);
   if (fd === null) return null;
   const now = new Uint8Array(HEADER_BYTES);
   const seen = new Uint8Array(HEADER_BYTES);
