@@ -69,8 +69,12 @@ describe("verifyWebhook on real deliveries", () => {
     const shouting = Object.fromEntries(Object.entries(first!.headers).map(([k, v]) => [k.toUpperCase(), v]));
     expect(verifyWebhook(new TextEncoder().encode(first!.body), shouting, endpoint.secret).id).toBe(first!.headers["webhook-id"]!);
 
-    const attempts = await client.webhookEndpoints.attempts(endpoint.id, { limit: 1 }).toArray();
-    expect(attempts.map((a) => a.status_code)).toEqual([200, 200]);
+    // The worker records an attempt once its answer is in, after the receiver has the body: polled, not read once.
+    const attempts = await waitFor(async () => {
+      const listed = await client.webhookEndpoints.attempts(endpoint.id, { limit: 1 }).toArray();
+      return listed.length >= 2 ? listed : null;
+    }, "both attempts recorded", 10_000);
+    expect(attempts!.map((a) => a.status_code)).toEqual([200, 200]);
   });
 
   test("a changed body, another secret, a missing header and an old or future timestamp are refused", () => {
