@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { run, use } from "../../shared/db/flow.ts";
+import { insertRows } from "../../shared/db/sql.ts";
 import { createTestApp, testEngine, type TestApp } from "../support/test-app.ts";
 
 let t: TestApp;
@@ -209,5 +210,54 @@ describe("write transactions", () => {
     expect(refused.status).toBe(409);
     expect(await t.count("customers")).toBe(customersBefore);
     expect(await t.query("SELECT last_display_id FROM sequences WHERE kind = 'customer'")).toEqual(sequenceBefore);
+  });
+});
+
+describe("rows written together (insertRows)", () => {
+  // 100 rows: on PostgreSQL chunks of 64, 32 and 4 (each size's statement binds its values by
+  // position); on SQLite 100 one-row statements. The route column refers back to the row's
+  // method, so a parameter that appears twice is bound once, by its first place.
+  const COLUMNS = ["request_id", "org_id", "key_id", "actor", "method", "route", "status", "address", "duration_ms", "at"];
+  type Entry = Record<(typeof COLUMNS)[number], string | number | null | undefined>;
+  const entries = (org: string, tag: string, count: number): Entry[] =>
+    Array.from({ length: count }, (_, i) => ({
+      request_id: `req_${tag}_${String(i).padStart(3, "0")}`,
+      org_id: org,
+      key_id: `key_${i % 7}`,
+      actor: `actor ${i}`,
+      method: i % 2 ? "GET" : "POST",
+      route: `/r/${i}`,
+      status: 200 + i,
+      address: i % 3 ? `10.0.0.${i}` : i % 2 ? null : undefined,
+      duration_ms: i / 4,
+      at: 1_000_000 + i,
+    }));
+  const rowsOf = (tag: string) =>
+    t.query<Record<string, unknown>>(`SELECT request_id, key_id, actor, method, route, status, address, duration_ms, at FROM activity_entries WHERE request_id LIKE 'req_${tag}_%' ORDER BY request_id`);
+  const expected = (written: Entry[]) =>
+    written.map((e) => ({ request_id: e.request_id, key_id: e.key_id, actor: e.actor, method: e.method, route: `${e.method}${e.route}`, status: e.status, address: e.address ?? null, duration_ms: e.duration_ms, at: e.at }));
+  const normal = (rows: Record<string, unknown>[]): Record<string, unknown>[] => rows.map((r) => ({ ...r, status: Number(r.status), duration_ms: Number(r.duration_ms), at: Number(r.at) }));
+
+  test("land whole at every chunk size, each value in its column, sent or awaited, on either engine", async () => {
+    const org = await orgId();
+    const write = insertRows(t.database.sql, "activity_entries", COLUMNS, (row: Entry, column) => row[column], "", (column, param, i) =>
+      column === "route" ? `($method_${i} || ${param})` : param,
+    );
+    const awaited = entries(org, "awaited", 100);
+    expect(await run(t.database.transaction(() => write(awaited)))).toBe(100);
+    expect(normal(await rowsOf("awaited"))).toEqual(expected(awaited));
+
+    const sent = entries(org, "sent", 37);
+    await run(t.database.transaction(() => write.send(sent)));
+    expect(normal(await rowsOf("sent"))).toEqual(expected(sent));
+  });
+
+  test("a row refused by the table fails its transaction, and nothing of the batch is written", async () => {
+    const org = await orgId();
+    const write = insertRows(t.database.sql, "activity_entries", COLUMNS, (row: Entry, column) => row[column]);
+    const batch = entries(org, "refused", 70);
+    batch[66]!.request_id = batch[3]!.request_id; // the primary key, twice
+    await expect((async () => run(t.database.transaction(() => write.send(batch))))()).rejects.toThrow(/UNIQUE|unique|duplicate/);
+    expect(await rowsOf("refused")).toEqual([]);
   });
 });
