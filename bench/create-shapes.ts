@@ -1,6 +1,6 @@
 /**
- * `bun bench/create-shapes.ts [--seconds=N] [--rounds=N] [--callers=N] [--batches=N]`: what a
- * keyed create costs PostgreSQL and Bun's client in five shapes, without HTTP or the service's code, so the
+ * `bun bench/create-shapes.ts [--seconds=N] [--rounds=N] [--callers=N] [--batches=N] [--only=a,b]`: what a
+ * keyed create costs PostgreSQL and Bun's client in seven shapes, without HTTP or the service's code, so the
  * database's share of #26's create target can be told from the rest. Each shape writes what
  * the contract asks of a create (the Idempotency-Key's claim and stored response, the display
  * id from the workspace's sequence row, the onboarding, its `onboarding.created` event at the
@@ -19,6 +19,12 @@
  *   carries the whole batch's rows (`json_to_recordset`), so a batch of n costs about the
  *   statements of one create, and a workspace's sequence and feed position move by its count
  *   in the batch.
+ * - `counters apart`: `batched` with the sequence and feed position rows taken in a round trip
+ *   of their own, after the claims, the reads and the activity entries: the next batch's first
+ *   round trip runs while this one holds the counters.
+ * - `counters last`: `batched` with the sequence and feed position rows taken by the batch's
+ *   last statement (a data-modifying CTE that also writes what depends on them), so batches
+ *   hold those rows' locks from that statement to COMMIT only (see writeBatchCountersLast).
  * - `one statement`: everything in one data-modifying CTE, in autocommit (the response's
  *   display id and created_at are filled into the stored body and the event by the statement
  *   itself).
@@ -36,6 +42,8 @@ const arg = (name: string, fallback: number) => Number(process.argv.find((a) => 
 const seconds = arg("seconds", 5);
 const rounds = arg("rounds", 3);
 const callers = arg("callers", 32);
+// --only=batched,counters last: those shapes (and bare, the ratio's base) instead of all seven.
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 
 const dir = mkdtempSync(join(tmpdir(), "create-shapes-"));
 const seedDb = openDatabase(join(dir, "seed.sqlite"));
@@ -71,6 +79,8 @@ const shapes: Record<string, Shape> = {
   awaited: () => stepwise(false),
   pipelined: () => stepwise(true),
   batched: () => batched(input()),
+  "counters apart": () => batched(input(), (batch) => writeBatch(batch, true)),
+  "counters last": () => batched(input(), writeBatchCountersLast),
   "one statement": async () => {
     const { k, at, id, eventId, requestId, idem } = input();
     const body = bodyOf(id, k.customerId);
@@ -160,7 +170,7 @@ async function stepwise(pipelined: boolean): Promise<void> {
 }
 
 type Input = ReturnType<typeof input>;
-type Waiting = { input: Input; done: (error?: unknown) => void };
+type Waiting = { input: Input; write: (batch: Input[]) => Promise<void>; done: (error?: unknown) => void };
 const waiting: Waiting[] = [];
 let batchesOut = 0;
 /** Batches in flight at once (each holds a pooled connection for its transaction) and creates per batch at most. */
@@ -174,9 +184,9 @@ const BATCH_MOST = 64;
  * sequence and feed position move by the batch's count for it, taken in workspace order so two
  * batches never wait on each other's rows crosswise.
  */
-function batched(one: Input): Promise<void> {
+function batched(one: Input, write = writeBatch): Promise<void> {
   return new Promise((resolve, reject) => {
-    waiting.push({ input: one, done: (error) => (error === undefined ? resolve() : reject(error)) });
+    waiting.push({ input: one, write, done: (error) => (error === undefined ? resolve() : reject(error)) });
     pump();
   });
 }
@@ -184,7 +194,7 @@ function pump(): void {
   while (batchesOut < BATCHES_OUT && waiting.length > 0) {
     const batch = waiting.splice(0, BATCH_MOST);
     batchesOut++;
-    writeBatch(batch.map((w) => w.input))
+    batch[0]!.write(batch.map((w) => w.input))
       .then(
         () => batch.forEach((w) => w.done()),
         (error) => batch.forEach((w) => w.done(error ?? new Error("batch failed"))),
@@ -195,9 +205,17 @@ function pump(): void {
       });
   }
 }
-async function writeBatch(batch: Input[]): Promise<void> {
+/** `countersApart`: the counters in a round trip of their own, after the claims, the reads and the activity entries. */
+async function writeBatch(batch: Input[], countersApart = false): Promise<void> {
   const json = (rows: unknown[]) => JSON.stringify(rows);
   await sql.begin(async (tx) => {
+    const activityRows = json(batch.map((c) => ({ req: c.requestId, org: c.k.orgId, k: keyIdOf(c.k), at: c.at })));
+    const insertActivity = () =>
+      tx.unsafe(
+        `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
+         SELECT req, org, k, 'bench', 'POST', '/api/v1/onboardings', 201, '127.0.0.1', 1.5, at FROM json_to_recordset($1::text::json) AS x(req text, org text, k text, at bigint)`,
+        [activityRows],
+      );
     const claims = tx.unsafe(
       `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at)
        SELECT k, i, 'fingerprint', at, at FROM json_to_recordset($1::text::json) AS x(k text, i text, at bigint) ON CONFLICT DO NOTHING RETURNING key`,
@@ -210,6 +228,10 @@ async function writeBatch(batch: Input[]): Promise<void> {
     const counts = new Map<string, number>();
     for (const c of batch) counts.set(c.k.orgId, (counts.get(c.k.orgId) ?? 0) + 1);
     const perOrg = orgIds.map((org) => ({ org, n: counts.get(org)!, at: batch[0]!.at }));
+    if (countersApart) {
+      const [taken] = await Promise.all([claims, customers, endpoints, insertActivity()]);
+      if ((taken as unknown[]).length !== batch.length) throw new Error("a claim was taken");
+    }
     // The inserted row's last_display_id carries the batch's count for the workspace (n): the
     // ids n below the new last are this batch's, as are the n created_at instants up to it.
     const seq = tx.unsafe(
@@ -249,18 +271,85 @@ async function writeBatch(batch: Input[]): Promise<void> {
          SELECT org, pos, id, 'onboarding.created', obj, true, 'api_key', 'bench', req, idem, data, at FROM json_to_recordset($1::text::json) AS x(org text, pos bigint, id text, obj text, req text, idem text, data text, at bigint)`,
         [json(rows.map((r) => ({ org: r.c.k.orgId, pos: r.position, id: r.c.eventId, obj: r.c.id, req: r.c.requestId, idem: r.c.idem, data: `{"object":${r.body}}`, at: r.c.at })))],
       ),
+      ...(countersApart ? [] : [insertActivity()]),
+      // An upsert on the primary key, as the service's completeMany: an UPDATE … FROM the rows is
+      // planned as a hash join over the whole table, and slows every round as the table grows.
       tx.unsafe(
-        `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
-         SELECT req, org, k, 'bench', 'POST', '/api/v1/onboardings', 201, '127.0.0.1', 1.5, at FROM json_to_recordset($1::text::json) AS x(req text, org text, k text, at bigint)`,
-        [json(rows.map((r) => ({ req: r.c.requestId, org: r.c.k.orgId, k: keyIdOf(r.c.k), at: r.c.at })))],
-      ),
-      tx.unsafe(
-        `UPDATE idempotency_keys SET completed_at = x.at, response_status = 201, response_body = x.body
-         FROM json_to_recordset($1::text::json) AS x(k text, i text, at bigint, body text) WHERE api_key_id = x.k AND key = x.i`,
+        `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at, completed_at, response_status, response_body)
+         SELECT k, i, '', at, at, at, 201, body FROM json_to_recordset($1::text::json) AS x(k text, i text, at bigint, body text)
+         ON CONFLICT (api_key_id, key) DO UPDATE SET completed_at = excluded.completed_at, response_status = excluded.response_status, response_body = excluded.response_body`,
         [json(rows.map((r) => ({ k: keyIdOf(r.c.k), i: r.c.idem, at: r.c.at, body: r.body })))],
       ),
     ];
     await Promise.all(writes);
+  });
+}
+
+/**
+ * `counters last`: the same rows as `batched`, but the workspace's sequence and feed position
+ * rows, the only rows two batches both write, are taken by the batch's last statement. The
+ * first round trip claims the keys, reads the customers (FOR SHARE) and the endpoints, and
+ * writes the activity entries; the second is one data-modifying CTE that moves the counters
+ * and writes everything that depends on them (the onboardings, the events, the stored
+ * responses, their display id and created_at filled in by the statement). A batch holds the
+ * counters' locks only from that statement to its COMMIT, so the next batch's first round
+ * trip runs beside it instead of queueing behind it.
+ */
+async function writeBatchCountersLast(batch: Input[]): Promise<void> {
+  const json = (rows: unknown[]) => JSON.stringify(rows);
+  await sql.begin(async (tx) => {
+    const claims = tx.unsafe(
+      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at)
+       SELECT k, i, 'fingerprint', at, at FROM json_to_recordset($1::text::json) AS x(k text, i text, at bigint) ON CONFLICT DO NOTHING RETURNING key`,
+      [json(batch.map((c) => ({ k: keyIdOf(c.k), i: c.idem, at: c.at })))],
+    );
+    const customerIds = [...new Set(batch.map((c) => c.k.customerId))];
+    const orgIds = [...new Set(batch.map((c) => c.k.orgId))].sort();
+    const customers = tx.unsafe(`SELECT id, org_id FROM customers WHERE id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND deleted_at IS NULL FOR SHARE`, [json(customerIds)]);
+    const endpoints = tx.unsafe(`SELECT org_id, id, enabled_events FROM webhook_endpoints WHERE org_id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND status = 'enabled'`, [json(orgIds)]);
+    const activity = tx.unsafe(
+      `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
+       SELECT req, org, k, 'bench', 'POST', '/api/v1/onboardings', 201, '127.0.0.1', 1.5, at FROM json_to_recordset($1::text::json) AS x(req text, org text, k text, at bigint)`,
+      [json(batch.map((c) => ({ req: c.requestId, org: c.k.orgId, k: keyIdOf(c.k), at: c.at })))],
+    );
+    const [won] = await Promise.all([claims, customers, endpoints, activity]);
+    if ((won as unknown[]).length !== batch.length) throw new Error("a claim was taken");
+    // Each create's place among its workspace's creates in this batch (ord) and their count (n).
+    const counts = new Map<string, number>();
+    const rows = batch.map((c) => {
+      const ord = counts.get(c.k.orgId) ?? 0;
+      counts.set(c.k.orgId, ord + 1);
+      return { id: c.id, org: c.k.orgId, cus: c.k.customerId, ord, at: c.at, k: keyIdOf(c.k), i: c.idem, eid: c.eventId, req: c.requestId, tmpl: bodyOf(c.id, c.k.customerId) };
+    });
+    await tx.unsafe(
+      `WITH x AS (SELECT * FROM json_to_recordset($1::text::json) AS x(id text, org text, cus text, ord int, at bigint, k text, i text, eid text, req text, tmpl text)),
+       counts AS (SELECT org, count(*)::int AS n, max(at) AS at FROM x GROUP BY org),
+       seq AS (
+         INSERT INTO sequences (org_id, kind, last_display_id, last_created_at)
+         SELECT org, 'onboarding', n, at + n - 1 FROM counts ORDER BY org
+         ON CONFLICT (org_id, kind) DO UPDATE SET last_display_id = sequences.last_display_id + excluded.last_display_id,
+           last_created_at = greatest(excluded.last_created_at, sequences.last_created_at + (excluded.last_display_id))
+         RETURNING org_id, last_display_id, last_created_at),
+       pos AS (
+         INSERT INTO event_positions (org_id, last_position) SELECT org, n FROM counts ORDER BY org
+         ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + excluded.last_position RETURNING org_id, last_position),
+       filled AS (
+         SELECT x.*, d.did, d.created, pos.last_position - c.n + 1 + x.ord AS position,
+           replace(replace(x.tmpl, '"@@display_id@@"', d.did::text), '@@created_at@@', d.created::text) AS body
+         FROM x JOIN counts c ON c.org = x.org JOIN seq ON seq.org_id = x.org JOIN pos ON pos.org_id = x.org,
+           LATERAL (SELECT seq.last_display_id - c.n + 1 + x.ord AS did, seq.last_created_at - c.n + 1 + x.ord AS created) d),
+       onboarding AS (
+         INSERT INTO onboardings (${COLUMNS}) SELECT id, org, cus, did, 'before_getting_started', 'active', created, false, true, true, 1, created, created, created, 0, 'live' FROM filled),
+       event AS (
+         INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at)
+         SELECT org, position, eid, 'onboarding.created', id, true, 'api_key', 'bench', req, i, '{"object":' || body || '}', at FROM filled),
+       stored AS (
+         INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at, completed_at, response_status, response_body)
+         SELECT k, i, '', at, at, at, 201, body FROM filled
+         ON CONFLICT (api_key_id, key) DO UPDATE SET completed_at = excluded.completed_at, response_status = excluded.response_status, response_body = excluded.response_body)
+       SELECT id, body FROM filled`,
+      [json(rows)],
+    );
   });
 }
 
@@ -288,6 +377,7 @@ try {
   for (let round = 1; round <= rounds; round++) {
     let bare = 0;
     for (const [name, shape] of Object.entries(shapes)) {
+      if (only && name !== "bare" && !only.includes(name)) continue;
       const { rate, cpu } = await load(shape);
       if (name === "bare") bare = rate;
       console.log(`round ${round}  ${name.padEnd(14)} ${Math.round(rate).toString().padStart(6)} creates/s  ${cpu.toFixed(0).padStart(5)} µs CPU each  ratio ${(rate / bare).toFixed(2)}`);
