@@ -1,5 +1,5 @@
 import type { Flow } from "../../shared/db/flow.ts";
-import { decoder, jsonRows, type Sql } from "../../shared/db/sql.ts";
+import { decoder, insertRows, jsonRows, type Sql } from "../../shared/db/sql.ts";
 
 export interface StoredClaim {
   fingerprint: string;
@@ -11,6 +11,22 @@ export interface StoredClaim {
 }
 
 type Ids = { apiKeyId: string; key: string };
+/** A stored response of a batch, as `completeMany` writes it. */
+type Completed = Ids & { body: string; status: number; now: number };
+/**
+ * Its columns. Only the last three are written: the row is the batch's own claim, so the
+ * upsert always conflicts and keeps the claim's fingerprint and instants.
+ */
+const COMPLETED = {
+  api_key_id: (row: Completed) => row.apiKeyId,
+  key: (row: Completed) => row.key,
+  fingerprint: () => "",
+  claimed_at: (row: Completed) => row.now,
+  created_at: (row: Completed) => row.now,
+  completed_at: (row: Completed) => row.now,
+  response_status: (row: Completed) => row.status,
+  response_body: (row: Completed) => row.body,
+};
 /** A claim of a batch of changes made together (api/http/together.ts). */
 export type BatchClaim = Ids & { fingerprint: string };
 
@@ -48,14 +64,16 @@ export function createIdempotencyStore(sql: Sql) {
   // transaction, so every row conflicts and is found through the key's index whatever the
   // planner thinks of the table. An UPDATE joined to the rows was planned as a hash join over
   // the whole table when the table was small, and kept (a prepared statement's generic plan):
-  // a sequential scan of every stored response per batch.
-  const completeMany = sql.statement(
-    `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at, completed_at, response_status, response_body)
-     SELECT done."apiKeyId", done."key", '', CAST($now AS BIGINT), CAST($now AS BIGINT), CAST($now AS BIGINT), CAST($status AS INTEGER), done."body"
-     FROM ${sql.rowSet("done", { apiKeyId: "text", key: "text", body: "text" })} WHERE true
-     ON CONFLICT (api_key_id, key) DO UPDATE SET completed_at = excluded.completed_at, response_status = excluded.response_status, response_body = excluded.response_body`,
+  // a sequential scan of every stored response per batch. Rows written together
+  // (`insertRows`), each body a text parameter of its own: as one JSON parameter, every body
+  // was escaped again by JSON.stringify and parsed back by the database.
+  const completeMany = insertRows(
+    sql,
+    "idempotency_keys",
+    Object.keys(COMPLETED),
+    (row: Completed, column) => COMPLETED[column as keyof typeof COMPLETED](row),
+    "ON CONFLICT (api_key_id, key) DO UPDATE SET completed_at = excluded.completed_at, response_status = excluded.response_status, response_body = excluded.response_body",
   );
-
   return {
     /** True when this call inserted the claim. */
     *claim(ids: Ids, fingerprint: string, now: number): Flow<boolean> {
@@ -81,7 +99,7 @@ export function createIdempotencyStore(sql: Sql) {
     },
     /** Stores a batch's responses (one status), sent without waiting like `complete`. */
     *completeMany(done: readonly (Ids & { body: string })[], status: number, now: number): Flow<void> {
-      if (done.length > 0) yield* completeMany.send({ done: jsonRows(done), status, now });
+      if (done.length > 0) yield* completeMany.send(done.map((row) => ({ ...row, status, now })));
     },
     /** Deletes stored responses created before `cutoff`; answers how many. */
     purgeBefore: (cutoff: number) => purge.run({ cutoff }),
