@@ -1,4 +1,4 @@
-import { isDatabaseBusy } from "../../shared/db/busy.ts";
+import { isDatabaseBusy, keepTrying } from "../../shared/db/busy.ts";
 import { isDiskFull, noteDiskFull } from "../../shared/db/disk-full.ts";
 import type { Transaction } from "../../shared/db/database.ts";
 import { run, type Flow } from "../../shared/db/flow.ts";
@@ -193,15 +193,12 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
      * up to `DRAIN_PATIENCE_MS`; what is still refused then stays held for the next flush.
      */
     async drain(): Promise<void> {
-      const deadline = performance.now() + DRAIN_PATIENCE_MS;
-      for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+      await keepTrying(async () => {
         flush(true);
         // Slices to the thread go one after another: each answer sends the next.
         while (writing.size > 0) await Promise.all([...writing]);
-        if (buffer.length === 0 && refusals.size === 0) return;
-        if (performance.now() >= deadline) return;
-        await Bun.sleep(pause);
-      }
+        return buffer.length === 0 && refusals.size === 0;
+      }, DRAIN_PATIENCE_MS);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { run } from "../../shared/db/flow.ts";
 import type { Clock } from "../../shared/clock.ts";
 import { isDiskFull } from "../../shared/db/disk-full.ts";
-import { isDatabaseBusy } from "../../shared/db/busy.ts";
+import { isDatabaseBusy, keepTrying } from "../../shared/db/busy.ts";
 import type { KeyUsageDelta as Usage } from "./api-keys.store.ts";
 import type { ApiStores } from "../stores.ts";
 
@@ -88,12 +88,8 @@ export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceK
      * closing) must not cost the counts. Rejects only on an error of another kind.
      */
     async flush(): Promise<void> {
-      const deadline = performance.now() + FLUSH_PATIENCE_MS;
-      for (let pause = 1; pending.size > 0; pause = Math.min(pause * 2, 50)) {
-        if (await write(pending.size)) return;
-        if (performance.now() >= deadline) return; // kept in `pending`: a later flush may still write them
-        await Bun.sleep(pause);
-      }
+      // What is still refused at the end stays in `pending`: a later flush may still write it.
+      await keepTrying(async () => pending.size === 0 || (await write(pending.size)), FLUSH_PATIENCE_MS);
     },
   };
 }

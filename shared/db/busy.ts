@@ -56,3 +56,18 @@ export function tryOrRetryWhileBusy<T>(attempt: () => T, options: BusyRetryOptio
     return retryWhileBusy(attempt, options) as Promise<Awaited<T>>;
   }
 }
+
+/**
+ * Runs `attempt` until it answers true, pausing 1, 2, 4 … 50 ms between tries with timers, for
+ * up to `patienceMs`; answers whether it did. For the last writes of a shutdown (key usage,
+ * activity entries), which a lock held for a moment elsewhere (another process's commit, a
+ * thread's connection closing) must not cost, and which have no caller to answer 503 to.
+ */
+export async function keepTrying(attempt: () => boolean | Promise<boolean>, patienceMs: number): Promise<boolean> {
+  const deadline = performance.now() + patienceMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    if (await attempt()) return true;
+    if (performance.now() >= deadline) return false;
+    await Bun.sleep(pause);
+  }
+}
