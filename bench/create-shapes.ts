@@ -1,5 +1,5 @@
 /**
- * `bun bench/create-shapes.ts [--seconds=N] [--rounds=N] [--callers=N] [--batches=N] [--only=a,b]`: what a
+ * `bun bench/create-shapes.ts [--seconds=N] [--rounds=N] [--callers=N] [--batches=N] ["--only=a,b"]`: what a
  * keyed create costs PostgreSQL and Bun's client in seven shapes, without HTTP or the service's code, so the
  * database's share of #26's create target can be told from the rest. Each shape writes what
  * the contract asks of a create (the Idempotency-Key's claim and stored response, the display
@@ -29,7 +29,7 @@
  *   display id and created_at are filled into the stored body and the event by the statement
  *   itself).
  */
-import { SQL } from "bun";
+import { SQL, type TransactionSQL } from "bun";
 import { openDatabase } from "../shared/db/client.ts";
 import { newId } from "../shared/ids.ts";
 import { copyToFreshPostgres } from "./lib/postgres.ts";
@@ -42,7 +42,8 @@ const arg = (name: string, fallback: number) => Number(process.argv.find((a) => 
 const seconds = arg("seconds", 5);
 const rounds = arg("rounds", 3);
 const callers = arg("callers", 32);
-// --only=batched,counters last: those shapes (and bare, the ratio's base) instead of all seven.
+// "--only=batched,counters last" (quoted: a name has a space): those shapes, and bare (the
+// ratio's base), instead of all seven.
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 
 const dir = mkdtempSync(join(tmpdir(), "create-shapes-"));
@@ -205,31 +206,43 @@ function pump(): void {
       });
   }
 }
-/** `countersApart`: the counters in a round trip of their own, after the claims, the reads and the activity entries. */
-async function writeBatch(batch: Input[], countersApart = false): Promise<void> {
-  const json = (rows: unknown[]) => JSON.stringify(rows);
-  await sql.begin(async (tx) => {
-    const activityRows = json(batch.map((c) => ({ req: c.requestId, org: c.k.orgId, k: keyIdOf(c.k), at: c.at })));
-    const insertActivity = () =>
-      tx.unsafe(
-        `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
-         SELECT req, org, k, 'bench', 'POST', '/api/v1/onboardings', 201, '127.0.0.1', 1.5, at FROM json_to_recordset($1::text::json) AS x(req text, org text, k text, at bigint)`,
-        [activityRows],
-      );
-    const claims = tx.unsafe(
+type Tx = TransactionSQL;
+const json = (rows: unknown[]) => JSON.stringify(rows);
+
+/** A batch's first statements, sent together: the claims, the customers (FOR SHARE) and the workspaces' endpoints. */
+function claimAndRead(tx: Tx, batch: Input[]) {
+  const customerIds = [...new Set(batch.map((c) => c.k.customerId))];
+  const orgIds = [...new Set(batch.map((c) => c.k.orgId))].sort();
+  return {
+    orgIds,
+    claims: tx.unsafe(
       `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at)
        SELECT k, i, 'fingerprint', at, at FROM json_to_recordset($1::text::json) AS x(k text, i text, at bigint) ON CONFLICT DO NOTHING RETURNING key`,
       [json(batch.map((c) => ({ k: keyIdOf(c.k), i: c.idem, at: c.at })))],
-    );
-    const customerIds = [...new Set(batch.map((c) => c.k.customerId))];
-    const orgIds = [...new Set(batch.map((c) => c.k.orgId))].sort();
-    const customers = tx.unsafe(`SELECT id, org_id FROM customers WHERE id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND deleted_at IS NULL FOR SHARE`, [json(customerIds)]);
-    const endpoints = tx.unsafe(`SELECT org_id, id, enabled_events FROM webhook_endpoints WHERE org_id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND status = 'enabled'`, [json(orgIds)]);
+    ),
+    customers: tx.unsafe(`SELECT id, org_id FROM customers WHERE id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND deleted_at IS NULL FOR SHARE`, [json(customerIds)]),
+    endpoints: tx.unsafe(`SELECT org_id, id, enabled_events FROM webhook_endpoints WHERE org_id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND status = 'enabled'`, [json(orgIds)]),
+  };
+}
+
+/** A batch's activity entries, one statement. */
+function insertActivity(tx: Tx, batch: Input[]) {
+  return tx.unsafe(
+    `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
+     SELECT req, org, k, 'bench', 'POST', '/api/v1/onboardings', 201, '127.0.0.1', 1.5, at FROM json_to_recordset($1::text::json) AS x(req text, org text, k text, at bigint)`,
+    [json(batch.map((c) => ({ req: c.requestId, org: c.k.orgId, k: keyIdOf(c.k), at: c.at })))],
+  );
+}
+
+/** `countersApart`: the counters in a round trip of their own, after the claims, the reads and the activity entries. */
+async function writeBatch(batch: Input[], countersApart = false): Promise<void> {
+  await sql.begin(async (tx) => {
+    const { claims, customers, endpoints, orgIds } = claimAndRead(tx, batch);
     const counts = new Map<string, number>();
     for (const c of batch) counts.set(c.k.orgId, (counts.get(c.k.orgId) ?? 0) + 1);
     const perOrg = orgIds.map((org) => ({ org, n: counts.get(org)!, at: batch[0]!.at }));
     if (countersApart) {
-      const [taken] = await Promise.all([claims, customers, endpoints, insertActivity()]);
+      const [taken] = await Promise.all([claims, customers, endpoints, insertActivity(tx, batch)]);
       if ((taken as unknown[]).length !== batch.length) throw new Error("a claim was taken");
     }
     // The inserted row's last_display_id carries the batch's count for the workspace (n): the
@@ -271,7 +284,7 @@ async function writeBatch(batch: Input[], countersApart = false): Promise<void> 
          SELECT org, pos, id, 'onboarding.created', obj, true, 'api_key', 'bench', req, idem, data, at FROM json_to_recordset($1::text::json) AS x(org text, pos bigint, id text, obj text, req text, idem text, data text, at bigint)`,
         [json(rows.map((r) => ({ org: r.c.k.orgId, pos: r.position, id: r.c.eventId, obj: r.c.id, req: r.c.requestId, idem: r.c.idem, data: `{"object":${r.body}}`, at: r.c.at })))],
       ),
-      ...(countersApart ? [] : [insertActivity()]),
+      ...(countersApart ? [] : [insertActivity(tx, batch)]),
       // An upsert on the primary key, as the service's completeMany: an UPDATE … FROM the rows is
       // planned as a hash join over the whole table, and slows every round as the table grows.
       tx.unsafe(
@@ -296,22 +309,9 @@ async function writeBatch(batch: Input[], countersApart = false): Promise<void> 
  * trip runs beside it instead of queueing behind it.
  */
 async function writeBatchCountersLast(batch: Input[]): Promise<void> {
-  const json = (rows: unknown[]) => JSON.stringify(rows);
   await sql.begin(async (tx) => {
-    const claims = tx.unsafe(
-      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at)
-       SELECT k, i, 'fingerprint', at, at FROM json_to_recordset($1::text::json) AS x(k text, i text, at bigint) ON CONFLICT DO NOTHING RETURNING key`,
-      [json(batch.map((c) => ({ k: keyIdOf(c.k), i: c.idem, at: c.at })))],
-    );
-    const customerIds = [...new Set(batch.map((c) => c.k.customerId))];
-    const orgIds = [...new Set(batch.map((c) => c.k.orgId))].sort();
-    const customers = tx.unsafe(`SELECT id, org_id FROM customers WHERE id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND deleted_at IS NULL FOR SHARE`, [json(customerIds)]);
-    const endpoints = tx.unsafe(`SELECT org_id, id, enabled_events FROM webhook_endpoints WHERE org_id IN (SELECT value FROM json_array_elements_text($1::text::json)) AND status = 'enabled'`, [json(orgIds)]);
-    const activity = tx.unsafe(
-      `INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at)
-       SELECT req, org, k, 'bench', 'POST', '/api/v1/onboardings', 201, '127.0.0.1', 1.5, at FROM json_to_recordset($1::text::json) AS x(req text, org text, k text, at bigint)`,
-      [json(batch.map((c) => ({ req: c.requestId, org: c.k.orgId, k: keyIdOf(c.k), at: c.at })))],
-    );
+    const { claims, customers, endpoints, orgIds } = claimAndRead(tx, batch);
+    const activity = insertActivity(tx, batch);
     const [won] = await Promise.all([claims, customers, endpoints, activity]);
     if ((won as unknown[]).length !== batch.length) throw new Error("a claim was taken");
     // Each create's place among its workspace's creates in this batch (ord) and their count (n).
@@ -372,6 +372,9 @@ async function load(shape: Shape): Promise<{ rate: number; cpu: number }> {
 }
 
 try {
+  // Inside the try: the database made for the run is dropped on the way out.
+  const unknown = only?.filter((name) => !(name in shapes)) ?? [];
+  if (unknown.length) throw new Error(`--only: no shape ${unknown.map((n) => `'${n}'`).join(", ")}; the shapes are ${Object.keys(shapes).join(", ")}`);
   for (const shape of Object.values(shapes)) await shape(); // warm: statements prepared, rows present
   console.log(`creates with ${callers} callers, a pool of 10, ten workspaces, ${seconds} s per shape, ${rounds} rounds`);
   for (let round = 1; round <= rounds; round++) {

@@ -215,8 +215,10 @@ describe("write transactions", () => {
 
 describe("rows written together (insertRows)", () => {
   // 100 rows: on PostgreSQL chunks of 64, 32 and 4 (each size's statement binds its values by
-  // position); on SQLite 100 one-row statements. The route column refers back to the row's
-  // method, so a parameter that appears twice is bound once, by its first place.
+  // position); on SQLite 100 one-row statements. The actor column's SQL uses the route's
+  // parameter, which thus first appears before the method's: values bound in plain column
+  // order would land in the wrong columns. The route's uses the method's again: a parameter
+  // that appears twice is bound once, at its first place.
   const COLUMNS = ["request_id", "org_id", "key_id", "actor", "method", "route", "status", "address", "duration_ms", "at"];
   type Entry = Record<(typeof COLUMNS)[number], string | number | null | undefined>;
   const entries = (org: string, tag: string, count: number): Entry[] =>
@@ -235,13 +237,13 @@ describe("rows written together (insertRows)", () => {
   const rowsOf = (tag: string) =>
     t.query<Record<string, unknown>>(`SELECT request_id, key_id, actor, method, route, status, address, duration_ms, at FROM activity_entries WHERE request_id LIKE 'req_${tag}_%' ORDER BY request_id`);
   const expected = (written: Entry[]) =>
-    written.map((e) => ({ request_id: e.request_id, key_id: e.key_id, actor: e.actor, method: e.method, route: `${e.method}${e.route}`, status: e.status, address: e.address ?? null, duration_ms: e.duration_ms, at: e.at }));
+    written.map((e) => ({ request_id: e.request_id, key_id: e.key_id, actor: `${e.actor}${e.route}`, method: e.method, route: `${e.method}${e.route}`, status: e.status, address: e.address ?? null, duration_ms: e.duration_ms, at: e.at }));
   const normal = (rows: Record<string, unknown>[]): Record<string, unknown>[] => rows.map((r) => ({ ...r, status: Number(r.status), duration_ms: Number(r.duration_ms), at: Number(r.at) }));
 
   test("land whole at every chunk size, each value in its column, sent or awaited, on either engine", async () => {
     const org = await orgId();
     const write = insertRows(t.database.sql, "activity_entries", COLUMNS, (row: Entry, column) => row[column], "", (column, param, i) =>
-      column === "route" ? `($method_${i} || ${param})` : param,
+      column === "actor" ? `(${param} || $route_${i})` : column === "route" ? `($method_${i} || ${param})` : param,
     );
     const awaited = entries(org, "awaited", 100);
     expect(await run(t.database.transaction(() => write(awaited)))).toBe(100);
