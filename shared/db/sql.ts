@@ -482,7 +482,8 @@ export interface PgContext {
 /** `$name` → `$1`, `$2` … once per statement, and the order of the names. */
 export function numberParameters(text: string): { text: string; names: string[] } {
   const names = parameterOrder(text);
-  const numbered = text.replace(PARAMETER, (_, name: string) => `$${names.indexOf(name) + 1}`);
+  const position = new Map(names.map((name, i) => [name, i + 1]));
+  const numbered = text.replace(PARAMETER, (_, name: string) => `$${position.get(name)}`);
   return { text: numbered, names };
 }
 
@@ -504,11 +505,13 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
       const writing = isWrite(text);
       const values = (params: Params) => plain.names.map((name) => params[name] ?? null);
 
-      /** `params` named, or (`runValues`) `positional` with `params` empty. */
-      const execute = async (params: Params = {}, positional?: unknown[]): Promise<Record<string, unknown>[] & { count: number }> => {
+      /**
+       * Runs the statement with its values `bound` in order. `params` and `unique` make a
+       * refusal by the unique index the statement's own error; values given by position
+       * (`runValues`) pass neither.
+       */
+      const execute = async (bound: unknown[], params: Params, unique: UniqueIndex | undefined): Promise<Record<string, unknown>[] & { count: number }> => {
         const open = context();
-        const bound = positional ?? values(params);
-        const unique = positional ? undefined : options.unique;
         if (!open) return pool.unsafe(plain.text, bound).catch((error: unknown) => Promise.reject(refusedBy(unique, error, params)));
         const { state } = open;
         const cause = stopped(state);
@@ -527,24 +530,24 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
           if (state.running === query) state.running = null;
         }
       };
-      const all = async (params?: Params): Promise<R[]> => {
-        const rows = await execute(params);
+      const all = async (params: Params = {}): Promise<R[]> => {
+        const rows = await execute(values(params), params, options.unique);
         return decode ? rows.map(decode) : (rows as unknown as R[]);
       };
-      /** `positional`: the values of `sendValues`, whose refusals are the driver's (see `runValues`). */
-      const sendBound = (params: Params, bound: unknown[], positional: boolean): Promise<void> | void => {
+      /** `send`, and `sendValues` (no `params`, no `unique`: see `execute`): sent without waiting inside a transaction. */
+      const sendBound = (bound: unknown[], params: Params, unique: UniqueIndex | undefined): Promise<void> | void => {
         const open = context();
-        if (!open) return execute(params, positional ? bound : undefined).then(() => {});
-        dispatch(open, locked, bound, (error) => refusedBy(positional ? undefined : options.unique, error, params));
+        if (!open) return execute(bound, params, unique).then(() => {});
+        dispatch(open, locked, bound, (error) => refusedBy(unique, error, params));
         if (writing) open.state.writes.count += 1;
       };
       return {
         all: (params) => step(() => all(params)),
         get: (params) => step(async () => (await all(params))[0]),
-        run: (params) => step(async () => (await execute(params)).count),
-        send: (params = {}) => step(() => sendBound(params, values(params), false)),
-        runValues: (positional) => step(async () => (await execute({}, positional)).count),
-        sendValues: (positional) => step(() => sendBound({}, positional, true)),
+        run: (params = {}) => step(async () => (await execute(values(params), params, options.unique)).count),
+        send: (params = {}) => step(() => sendBound(values(params), params, options.unique)),
+        runValues: (positional) => step(async () => (await execute(positional, {}, undefined)).count),
+        sendValues: (positional) => step(() => sendBound(positional, {}, undefined)),
       };
     },
   };
