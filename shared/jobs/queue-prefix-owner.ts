@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { Clock } from "../clock.ts";
 import { redactPassword, type Config, type DatabaseConfig } from "../config.ts";
 import type { Database } from "../db/database.ts";
+import { retryWhileBusy } from "../db/busy.ts";
 import { run } from "../db/flow.ts";
 import { describeDatabase } from "../db/open.ts";
 import { installationId } from "../installation.store.ts";
@@ -169,7 +170,11 @@ export async function guardInstallationPrefix(
   options: { database: Database; clock: Clock; config: Pick<Config, "database" | "queuePrefix" | "queuePrefixTakeover" | "redisUrl">; logger: Logger; waitMs: number | null; stop: (exitCode: number) => void },
 ): Promise<Installation> {
   const { config, logger } = options;
-  const installation = { id: await run(installationId(options.database, options.clock)), database: databaseLabel(config.database) };
+  // The API's SQLite connection does not wait for the write lock (busy timeout 0): the worker,
+  // started beside it on the same file, may hold it at this moment (its own first row, its
+  // start-up pruning). Waited out with timers, as a request's write is.
+  const id = await retryWhileBusy(() => run(installationId(options.database, options.clock)), { timeoutMs: 10_000 });
+  const installation = { id, database: databaseLabel(config.database) };
   await guardQueuePrefix(redis, {
     prefix: config.queuePrefix,
     redisUrl: config.redisUrl,
