@@ -10,16 +10,6 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
 export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle/sqlite");
 
-/**
- * How much of the file each connection reads through a memory map (`PRAGMA mmap_size`). In WAL
- * mode a connection empties its whole page cache at its next read once another connection has
- * committed, and under load another one always has (the API's activity thread, the worker). The
- * pages a read needs then come back one `pread` each; mapped, they are read in place. The map
- * is read-only (writes still go through the WAL), costs address space, not memory, and SQLite
- * remaps it when the file grows or shrinks (pruning's incremental vacuum).
- */
-export const MMAP_BYTES = 1024 * 1024 * 1024;
-
 export interface OpenOptions {
   /**
    * How long SQLite itself may wait for another connection's write lock. bun:sqlite waits
@@ -55,7 +45,6 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   besideOthersStartingUp(() => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }));
   sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   if (options.commitsCheckpoint === false) sqlite.exec("PRAGMA wal_autocheckpoint = 0");
-  sqlite.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
   return db;
 }
 
