@@ -10,6 +10,17 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
 export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle/sqlite");
 
+/**
+ * Each connection's page cache, in KiB (`PRAGMA cache_size` takes a negative number as KiB).
+ * SQLite's default, 2,000 KiB (~500 pages), is smaller than what a read load touches in a
+ * workspace of a million onboardings, and a page that fell out is read from the file again.
+ * It is a ceiling, not an allocation: a connection holds the pages it read since another
+ * connection last committed, since SQLite empties the cache then (WAL). Measured under wrk:
+ * the read 13,446–16,162 → 16,459–17,686 req/s, the API's CPU per read 69–83 → 62–67 µs
+ * (bench/RESULTS.md, issue #26's eighth pass).
+ */
+export const PAGE_CACHE_KIB = 64 * 1024;
+
 export interface OpenOptions {
   /**
    * How long SQLite itself may wait for another connection's write lock. bun:sqlite waits
@@ -45,6 +56,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   besideOthersStartingUp(() => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }));
   sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   if (options.commitsCheckpoint === false) sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+  sqlite.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   return db;
 }
 
