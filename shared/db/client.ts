@@ -12,8 +12,9 @@ export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle/sqlite"
 
 /**
  * Each connection's page cache, in KiB (`PRAGMA cache_size` takes a negative number as KiB).
- * SQLite's default, 2,000 KiB (~500 pages), is smaller than what a read load touches in a
- * workspace of a million onboardings, and a page that fell out is read from the file again.
+ * SQLite's default, 2,000 KiB (~500 pages), is about what the benchmark's reads touch (2,000
+ * onboardings at random, beside a workspace of a million), and a page that fell out is read
+ * from the file again; a larger installation touches more.
  * It is a ceiling, not an allocation: a connection holds the pages it read since another
  * connection last committed, since SQLite empties the cache then (WAL). Measured under wrk:
  * the read 13,446–16,162 → 16,459–17,686 req/s, the API's CPU per read 69–83 → 62–67 µs
