@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn } from "bun";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../scripts/private-redis.ts";
@@ -16,6 +16,35 @@ const { ADMIN_TOKEN: _a, SECRET_KEY: _s, PUBLIC_URL: _p, PORT: _port, HOST: _h, 
 function npmStart(env: Record<string, string>) {
   return spawn([process.execPath, "scripts/start.ts"], { env: { ...bare, LOG_LEVEL: "warn", ...env }, stdin: "ignore", stdout: "pipe", stderr: "inherit" });
 }
+
+/** The processes below `pid` (from /proc), deepest last. */
+function descendantsOf(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length > 0; ) {
+    frontier = [...parentOf].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
+    found.push(...frontier);
+  }
+  return found;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 describe("npm start", () => {
   const port = freePort();
@@ -67,4 +96,34 @@ describe("npm start", () => {
       expect(await exitWithin(child, 15_000)).toBe(0);
     }
   });
+  // A supervisor (systemd, `docker stop` on `npm run start:api`) signals npm, not the processes
+  // it runs. npm passes SIGTERM to the shell that runs the script; a shell that waits for its
+  // command dies of it without passing it on, and the API and the worker went on, orphaned.
+  test.skipIf(process.platform !== "linux" || !Bun.which("npm"))("run by npm, SIGTERM to npm stops the API and the worker cleanly", async () => {
+    const own = mkdtempSync(join(tmpdir(), "onboarding-npm-start-"));
+    const ownPort = await freePort();
+    const npm = spawn(["npm", "start"], {
+      env: { ...bare, LOG_LEVEL: "info", PORT: String(ownPort), HOST: "127.0.0.1", DATA_DIR: own, DATABASE_URL: `file:${join(own, "db.sqlite")}`, REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix("npmstart") },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let below: number[] = [];
+    try {
+      const seen = { text: "" };
+      await readUntil(npm.stdout, /\[start\] API at /, 30_000, seen);
+      below = descendantsOf(npm.pid);
+      expect(below.length).toBeGreaterThanOrEqual(3); // the start script, the API, the worker (and npm's shell, if it stayed)
+      npm.kill("SIGTERM");
+      await exitWithin(npm, 15_000);
+      const deadline = Date.now() + 15_000;
+      while (below.some(alive) && Date.now() < deadline) await Bun.sleep(100);
+      expect(below.filter(alive)).toEqual([]);
+      await readUntil(npm.stdout, /worker stopped|api stopping/, 1_000, seen).catch(() => "");
+      expect(seen.text).toContain("api stopping"); // a drain, not a kill
+    } finally {
+      for (const pid of below.filter(alive)) process.kill(pid, "SIGKILL");
+      rmSync(own, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
