@@ -1,4 +1,5 @@
 import { spawn, type Subprocess } from "bun";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Starts one of the service's real entry points as a child process with the given environment. */
 export function startProcess(entry: "api/main.ts" | "worker/main.ts", env: Record<string, string>): Subprocess<"ignore", "pipe", "inherit"> {
@@ -41,3 +42,33 @@ export async function readUntil(stream: ReadableStream<Uint8Array>, pattern: Reg
     reader.releaseLock();
   }
 }
+
+/** The processes below `pid` (from /proc), deepest last. */
+export function descendantsOf(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length > 0; ) {
+    frontier = [...parentOf].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
+    found.push(...frontier);
+  }
+  return found;
+}
+
+/** Whether a process with this pid still exists. */
+export const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
