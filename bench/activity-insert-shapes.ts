@@ -1,16 +1,19 @@
 /**
  * `bun bench/activity-insert-shapes.ts`: what writing activity entries costs PostgreSQL and
- * the client per row, as the flush writes them (64 rows a statement, `ON CONFLICT DO NOTHING`,
- * the table's own three indexes) in five shapes: a multi-row VALUES with 704 parameters (what
- * `insertRows` sends), the same without `ON CONFLICT` (what the request-id guard costs),
- * eleven array parameters unpacked by `unnest`, and one JSON parameter unpacked by
- * `json_populate_recordset` or `jsonb_populate_recordset`. Two
- * callers, 1,500 batches a shape, two rounds, in a database of its own that is dropped after.
- * PostgreSQL's CPU is every `postgres` process's, from /proc (bench/lib/processes.ts).
+ * the client per row, and the WAL it writes, 64 rows a batch into the table with its own three
+ * indexes, in seven shapes: a multi-row VALUES with 704 parameters and `ON CONFLICT DO NOTHING`
+ * (what `insertRows` sends), the same without `ON CONFLICT` (what the request-id guard costs),
+ * eleven array parameters unpacked by `unnest`, one JSON parameter unpacked by
+ * `json_populate_recordset` or `jsonb_populate_recordset`, and `COPY … FROM STDIN` in its text
+ * format, a batch at a time and eight batches at a time (what `appendRows` sends for a flush of
+ * read calls' entries: up to 500). Two callers, 1,536 batches a shape, two rounds, in a database
+ * of its own that is dropped after. PostgreSQL's CPU is every `postgres` process's, from /proc
+ * (bench/lib/processes.ts); the WAL is `pg_current_wal_lsn()`'s move.
  */
 import { SQL } from "bun";
 import { benchPostgresServer } from "./lib/postgres.ts";
 import { postgresCpuSeconds } from "./lib/processes.ts";
+import { copyText } from "../shared/db/sql.ts";
 
 const server = benchPostgresServer();
 const name = `bench_activity_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
@@ -60,10 +63,29 @@ try {
     "json_populate_recordset, 1 parameter": (rows) =>
       sql.unsafe(`INSERT INTO activity_entries (${list}) SELECT ${list} FROM json_populate_recordset(NULL::activity_entries, $1::text::json) ON CONFLICT (request_id) DO NOTHING`, [JSON.stringify(rows)]),
   };
-  const batches = 1500;
-  console.log(`| shape | client µs/row | PostgreSQL µs/row | wall µs/row |\n|---|---|---|---|`);
+  // COPY's text format as `appendRows` writes it (shared/db/sql.ts).
+  const copy = async (rows: Entry[]) => {
+    const writer = sql.unsafe(`COPY activity_entries (${list}) FROM STDIN`).writable().getWriter();
+    await writer.write(rows.map((r) => columns.map((c) => copyText(r[c])).join("\t")).join("\n") + "\n");
+    await writer.close();
+  };
+  shapes["COPY FROM STDIN, text"] = copy;
+  // 512 rows a statement (the flush's 500 would be one COPY): eight batches' rows at once.
+  let held: Entry[] = [];
+  shapes["COPY FROM STDIN, text, 512 rows a statement"] = async (rows) => {
+    held.push(...rows);
+    if (held.length < 512) return;
+    const all = held;
+    held = [];
+    await copy(all);
+  };
+  const batches = 1536; // whole 512-row statements for the last shape
+  const walLsn = async () => String((await sql.unsafe("SELECT pg_current_wal_lsn()::text AS lsn"))[0].lsn);
+  const walBytes = async (from: string) => Number((await sql.unsafe(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '${from}') AS bytes`))[0].bytes);
+  console.log(`| shape | client µs/row | PostgreSQL µs/row | wall µs/row | WAL bytes/row |\n|---|---|---|---|---|`);
   for (let round = 1; round <= 2; round++) {
     for (const [shape, write] of Object.entries(shapes)) {
+      const lsn = await walLsn();
       const pgBefore = postgresCpuSeconds();
       const cpuBefore = process.cpuUsage();
       const started = performance.now();
@@ -72,7 +94,9 @@ try {
       }));
       const cpu = process.cpuUsage(cpuBefore);
       const rows = batches * 64;
-      console.log(`| ${shape} (round ${round}) | ${((cpu.user + cpu.system) / rows).toFixed(2)} | ${(((postgresCpuSeconds() - pgBefore) * 1e6) / rows).toFixed(2)} | ${(((performance.now() - started) * 1000) / rows).toFixed(2)} |`);
+      const pgCpu = postgresCpuSeconds() - pgBefore;
+      const wall = performance.now() - started;
+      console.log(`| ${shape} (round ${round}) | ${((cpu.user + cpu.system) / rows).toFixed(2)} | ${((pgCpu * 1e6) / rows).toFixed(2)} | ${((wall * 1000) / rows).toFixed(2)} | ${Math.round((await walBytes(lsn)) / rows)} |`);
     }
   }
 } finally {

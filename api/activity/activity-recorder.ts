@@ -39,7 +39,7 @@ const MICROS_PER_SECOND = 1_000_000;
  * A call that changed data writes its entry in the change's own transaction
  * (`recordWithChange`), so no crash can separate the two. Every other call's entry gathers in
  * memory and is written by the next flush (every 50 ms or 500 entries), in one transaction
- * (`insertRows`: on PostgreSQL one statement per 64 entries, on SQLite one per entry); on
+ * (`appendRows`: on PostgreSQL one COPY per 500 entries, on SQLite one INSERT per entry); on
  * SQLite the API hands the flush to a thread of its own (`writer`), one slice of `maxBatch` at a
  * time, so the inserts do not hold the event loop. What a SIGKILL can lose is what is in memory:
  * at most the last 50 ms of read calls' entries, the slice handed to the thread and not yet
@@ -64,6 +64,12 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   const writing = new Set<Promise<void>>();
   /** The slice out to the writer thread: one at a time, so what waits is in `buffer`, under `maxHeld`. */
   let sending = false;
+  /**
+   * A flush failed and its entries are back in `buffer`: it may have been stored all the same (a
+   * PostgreSQL COMMIT whose answer never came), so the next flush writes with `insertMany`,
+   * which skips what is stored; until then a flush appends (`appendMany`: PostgreSQL's COPY).
+   */
+  let maybeStored = false;
 
   /** Moves refusals of seconds that are over (all of them with `all`) into the buffer. */
   function closeRefusals(all: boolean): void {
@@ -86,10 +92,12 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
     if (options.writer?.alive()) return sendSlice(options.writer);
     const entries = buffer;
     buffer = [];
+    const write = maybeStored ? store.insertMany : store.appendMany;
+    maybeStored = false;
     try {
       const written = run(
         options.transaction(function* () {
-          for (let i = 0; i < entries.length; i += maxBatch) yield* store.insertMany(entries.slice(i, i + maxBatch));
+          for (let i = 0; i < entries.length; i += maxBatch) yield* write(entries.slice(i, i + maxBatch));
         }),
       );
       if (written instanceof Promise) settle(written, entries);
@@ -141,6 +149,7 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
 
   /** Keeps entries a flush could not write, and tries again shortly. */
   function hold(entries: ActivityEntry[]): void {
+    maybeStored = true;
     buffer = entries.concat(buffer);
     if (buffer.length > maxHeld) {
       const dropped = buffer.length - maxHeld;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock, systemClock } from "../../shared/clock.ts";
 import { run } from "../../shared/db/flow.ts";
+import { newId } from "../../shared/ids.ts";
+import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { createApiKey } from "../../shared/workspaces.ts";
 import { createTestApp, type TestApp } from "../support/test-app.ts";
 
@@ -42,6 +44,25 @@ describe("activity entries", () => {
     ]);
     // Written once: no activity payload waits in the outbox to be copied.
     expect(await t.count("outbox", "name = 'activity.batch'")).toBe(0);
+  });
+
+  test("an entry that reaches a flush after it was stored (a flush sent again: its answer was lost) is stored once, and the flush's other entries with it", async () => {
+    const read = await t.call("GET", "/api/v1/me");
+    await t.activity.drain();
+    const requestId = read.headers.get("request-id")!;
+    const [stored] = await t.query<ActivityEntry>(
+      "SELECT request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at FROM activity_entries WHERE request_id = ?",
+      requestId,
+    );
+    const again: ActivityEntry = { ...stored!, status: Number(stored!.status), duration_ms: Number(stored!.duration_ms), at: Number(stored!.at) };
+    const fresh: ActivityEntry = { ...again, request_id: newId("req") };
+    // On PostgreSQL the first flush's COPY is refused on the stored id and rolls back; the
+    // entries are kept and the next flush writes them with INSERT … ON CONFLICT DO NOTHING.
+    t.activity.record(again);
+    t.activity.record(fresh);
+    await t.activity.drain();
+    expect(await t.count("activity_entries", `request_id = '${requestId}'`)).toBe(1);
+    expect(await t.count("activity_entries", `request_id = '${fresh.request_id}'`)).toBe(1);
   });
 
   test("a key's 429s within one second are one entry carrying how many there were", async () => {
