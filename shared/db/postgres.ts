@@ -270,19 +270,25 @@ function abandon(transaction: OpenTransaction, reason: Error): void {
  * Rejects with `service_unavailable` once `ms` have passed, after telling `onLate` (which
  * cancels the work); the work's own later failure is then nobody's to handle.
  */
-export async function withinDeadline<T>(work: Promise<T>, ms: number, onLate?: (reason: Error) => void): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+export function withinDeadline<T>(work: Promise<T>, ms: number, onLate?: (reason: Error) => void): Promise<T> {
+  // One promise and one timer, settled by whichever comes first: every PostgreSQL request
+  // bounds two waits (its key's revision, its statements), so no race and no async wrapper.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
       const reason = databaseUnavailable(new Error(`no answer within ${Math.round(ms)} ms`));
       work.catch(() => {});
       onLate?.(reason);
       reject(reason);
     }, Math.max(0, ms));
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, test } from "bun:test";
 import { generateApiKey, hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";
 import { decodeTime, isValid } from "ulid";
@@ -62,6 +63,12 @@ describe("API keys", () => {
     expect(live.prefix).toBe(live.key.slice(0, 12));
     expect(live.hash).toBe(hashApiKey(live.key));
     expect(live.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test("a key's hash is its SHA-256 in lowercase hex, as every earlier version stored it", () => {
+    expect(hashApiKey("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const key = generateApiKey("test").key;
+    expect(hashApiKey(key)).toBe(createHash("sha256").update(key).digest("hex"));
   });
 
   test("the Authorization header rules", () => {
