@@ -563,6 +563,10 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
         if (open) open.state.running = query;
         try {
           const writer = query.writable().getWriter();
+          // A refusal reaches the stream's close (below); the query's own rejection is the same
+          // one. Handled only now: a query starts when something waits on it, and its stream must
+          // be taken before.
+          query.catch(() => {});
           await writer.write(data);
           await writer.close();
           const { count } = await query;
