@@ -125,6 +125,13 @@ for (const { engine, skip, space: makeSpace } of cases) {
       await space.free(t);
       const after = await t.call("POST", "/api/v1/customers", { body: { name: "Space after", metadata: { filler: filler() } } });
       expect(after.status).toBe(201);
+      // The refused call has its activity entry too (every authenticated call has one), written
+      // by the flush once there is room: the change's transaction that would have carried it
+      // rolled back.
+      await t.activity.drain();
+      const refusedId = refused!.headers.get("request-id")!;
+      const entries = await t.query<{ status: number | string }>("SELECT status FROM activity_entries WHERE request_id = ?", refusedId);
+      expect(entries.map((e) => Number(e.status))).toEqual([503]);
       const readyAgain = await t.call("GET", "/api/v1/health/ready", { key: null });
       expect({ status: readyAgain.status, database: readyAgain.body.checks.database }).toEqual({ status: 200, database: "ok" });
     });
