@@ -13,7 +13,7 @@
 import { SQL } from "bun";
 import { benchPostgresServer } from "./lib/postgres.ts";
 import { postgresCpuSeconds } from "./lib/processes.ts";
-import { copyText } from "../shared/db/sql.ts";
+import { copyRows } from "../shared/db/sql.ts";
 
 const server = benchPostgresServer();
 const name = `bench_activity_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
@@ -66,7 +66,7 @@ try {
   // COPY's text format as `appendRows` writes it (shared/db/sql.ts).
   const copy = async (rows: Entry[]) => {
     const writer = sql.unsafe(`COPY activity_entries (${list}) FROM STDIN`).writable().getWriter();
-    await writer.write(rows.map((r) => columns.map((c) => copyText(r[c])).join("\t")).join("\n") + "\n");
+    await writer.write(copyRows(rows, columns, (row, column) => row[column as (typeof columns)[number]]));
     await writer.close();
   };
   shapes["COPY FROM STDIN, text"] = copy;

@@ -26,6 +26,6 @@ export function createActivityStore(sql: Sql) {
      * Entries no earlier write can have stored: PostgreSQL's COPY, which fails the whole call
      * (and its transaction) on a request id already stored, where `insertMany` skips it.
      */
-    appendMany: (entries: readonly ActivityEntry[]): Flow<void> => appendMany(entries),
+    appendMany,
   };
 }

@@ -265,7 +265,7 @@ export function insertRows<R>(
  * line: a value's backslash is always doubled). Numbers as JavaScript writes them, which
  * PostgreSQL reads back exactly for integers to 2^53 and for doubles.
  */
-export function copyText(value: unknown): string {
+function copyText(value: unknown): string {
   if (value === null || value === undefined) return "\\N";
   if (typeof value === "number") return String(value);
   if (typeof value === "boolean") return value ? "t" : "f";
@@ -273,6 +273,16 @@ export function copyText(value: unknown): string {
   return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
 }
 const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+/** Rows in COPY's text format: a line each, its `columns` read by `read`, separated by tabs. */
+export function copyRows<R>(rows: readonly R[], columns: readonly string[], read: (row: R, column: string) => unknown): string {
+  let data = "";
+  for (const row of rows) {
+    for (let c = 0; c < columns.length; c++) data += (c === 0 ? "" : "\t") + copyText(read(row, columns[c]!));
+    data += "\n";
+  }
+  return data;
+}
 
 /**
  * Appends new rows by each engine's cheapest path, for records written once and never updated
@@ -287,16 +297,10 @@ const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": 
  * `insertRows` and its `ON CONFLICT` instead.
  */
 export function appendRows<R>(sql: Sql, table: string, columns: readonly string[], read: (row: R, column: string) => unknown, suffix = ""): (rows: readonly R[]) => Flow<void> {
-  if (sql.copyFrom) {
-    const copyFrom = sql.copyFrom.bind(sql);
+  const { copyFrom } = sql;
+  if (copyFrom) {
     return function* (rows) {
-      if (rows.length === 0) return;
-      let data = "";
-      for (const row of rows) {
-        for (let c = 0; c < columns.length; c++) data += (c === 0 ? "" : "\t") + copyText(read(row, columns[c]!));
-        data += "\n";
-      }
-      yield* copyFrom(table, columns, data);
+      if (rows.length > 0) yield* copyFrom(table, columns, copyRows(rows, columns, read));
     };
   }
   const insert = insertRows(sql, table, columns, read, suffix);
@@ -518,6 +522,24 @@ export function dispatch(open: PgContext, text: string, values: unknown[], onErr
   );
 }
 
+/**
+ * Awaits `query`, a statement sent on the open transaction's connection: cancellable while it
+ * runs (the transaction's deadline), and when it fails because a write sent earlier had failed
+ * and aborted the transaction, failing with that cause instead of its own "transaction aborted"
+ * (`refused` names its own failure otherwise). The caller checked `stopped` before sending it.
+ */
+async function awaitInTransaction<T>(state: PgTransactionState, query: PgQuery, answer: () => Promise<T>, refused: (error: unknown) => unknown = (error) => error): Promise<T> {
+  state.running = query;
+  try {
+    return await answer();
+  } catch (error) {
+    await Promise.all(state.pending);
+    throw state.failed ?? refused(error);
+  } finally {
+    if (state.running === query) state.running = null;
+  }
+}
+
 /** Waits for every write sent without waiting; throws the first one's failure. */
 export async function settlePending(state: PgTransactionState): Promise<void> {
   while (state.pending.length > 0) await Promise.all(state.pending.splice(0));
@@ -557,31 +579,23 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
           const cause = stopped(open.state);
           if (cause !== undefined) throw cause;
         }
+        const query = (open ? open.executor : pool).unsafe(`COPY ${table} (${columns.join(", ")}) FROM STDIN`, []) as PgQuery & { writable(): WritableStream<string> };
         // Bun's client: the query's `writable()` takes the rows, and nothing else runs on the
         // connection until it is closed; the query then answers the rows stored.
-        const query = (open ? open.executor : pool).unsafe(`COPY ${table} (${columns.join(", ")}) FROM STDIN`, []) as PgQuery & { writable(): WritableStream<string> };
-        if (open) open.state.running = query;
-        try {
+        const copy = async () => {
           const writer = query.writable().getWriter();
           // A refusal reaches the stream's close (below); the query's own rejection is the same
-          // one. Handled only now: a query starts when something waits on it, and its stream must
-          // be taken before.
+          // one. Handled only now: a query starts when something waits on it, and its stream
+          // must be taken before.
           query.catch(() => {});
           await writer.write(data);
           await writer.close();
-          const { count } = await query;
-          if (open) open.state.writes.count += count;
-          return count;
-        } catch (error) {
-          if (open) {
-            // A write sent earlier failed and aborted the transaction: that is the cause.
-            await Promise.all(open.state.pending);
-            throw open.state.failed ?? error;
-          }
-          throw error;
-        } finally {
-          if (open && open.state.running === query) open.state.running = null;
-        }
+          return (await query).count;
+        };
+        if (!open) return copy();
+        const count = await awaitInTransaction(open.state, query, copy);
+        open.state.writes.count += count;
+        return count;
       }),
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
       const plain = numberParameters(text);
@@ -602,18 +616,9 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
         const cause = stopped(state);
         if (cause !== undefined) throw cause;
         const query = open.executor.unsafe(locked, bound);
-        state.running = query;
-        try {
-          const result = await query;
-          if (writing) state.writes.count += result.count;
-          return result;
-        } catch (error) {
-          // A write sent earlier failed and aborted the transaction: that is the cause, not this statement.
-          await Promise.all(state.pending);
-          throw state.failed ?? refusedBy(unique, error, params);
-        } finally {
-          if (state.running === query) state.running = null;
-        }
+        const result = await awaitInTransaction(state, query, () => query, (error) => refusedBy(unique, error, params));
+        if (writing) state.writes.count += result.count;
+        return result;
       };
       const all = async (params: Params = {}): Promise<R[]> => {
         const rows = await execute(values(params), params, options.unique);

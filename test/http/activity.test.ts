@@ -61,8 +61,8 @@ describe("activity entries", () => {
     t.activity.record(again);
     t.activity.record(fresh);
     await t.activity.drain();
-    expect(await t.count("activity_entries", `request_id = '${requestId}'`)).toBe(1);
-    expect(await t.count("activity_entries", `request_id = '${fresh.request_id}'`)).toBe(1);
+    expect(await t.count("activity_entries", "request_id = ?", requestId)).toBe(1);
+    expect(await t.count("activity_entries", "request_id = ?", fresh.request_id)).toBe(1);
   });
 
   test("a key's 429s within one second are one entry carrying how many there were", async () => {
