@@ -39,7 +39,17 @@ describe("WAL checkpoints off the event loop", () => {
 
   test("under a steady stream of writes the WAL stays bounded: past its bound the thread checkpoints with RESTART", async () => {
     const reports: CheckpointReport[] = [];
-    const checkpointer = startWalCheckpointer(sqlite, fresh.path, { everyMs: 20, restartAfterFrames: 500, logger: createLogger("silent"), onReport: (r) => reports.push(r) });
+    // What happened when, for the message of a failure: each report and each warning (the valve
+    // opening) with its time, and the writes made by then.
+    const started = performance.now();
+    const trace: string[] = [];
+    const at = () => `${Math.round(performance.now() - started)} ms, ${writes} writes`;
+    const logger = createLogger("warn", {}, (line) => trace.push(`${at()}: ${line.trim()}`));
+    const onReport = (r: CheckpointReport) => {
+      reports.push(r);
+      trace.push(`${at()}: ${r.walFrames} frames, ${r.checkpointed} copied${r.restarted ? ", restarted" : ""}${r.error ? `, ${r.error}` : ""}`);
+    };
+    const checkpointer = startWalCheckpointer(sqlite, fresh.path, { everyMs: 20, restartAfterFrames: 500, logger, onReport });
     let writes = 0;
     let refused = 0;
     try {
@@ -57,9 +67,25 @@ describe("WAL checkpoints off the event loop", () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
       expect(reports.some((r) => r.restarted)).toBe(true);
-      // A frame or more per write; the WAL started over instead of holding them all.
       expect(writes).toBeGreaterThan(500);
-      expect(Math.max(...reports.map((r) => r.walFrames))).toBeLessThan(writes / 2);
+      // Bounded means the WAL keeps starting over, whatever the disk's pace: each generation
+      // (frames from one start to the next) is a small part of all that was written. Its size in
+      // frames depends on how long each checkpoint's sync takes, which on a disk other processes
+      // sync to as well (a whole suite run) varies tenfold, so no fixed number is asserted. A
+      // generation is known by its largest report: the WAL started over when a report is smaller.
+      const generations: number[] = [0];
+      let previous = 0;
+      for (const { walFrames } of reports) {
+        if (walFrames < 0) continue; // a checkpoint that failed (busy) tells nothing
+        if (walFrames < previous) generations.push(0);
+        generations[generations.length - 1] = Math.max(generations.at(-1)!, walFrames);
+        previous = walFrames;
+      }
+      const written = generations.reduce((sum, frames) => sum + frames, 0);
+      const largest = Math.max(...generations);
+      if (generations.length < 3 || largest > written / 2) {
+        throw new Error(`the WAL held ${largest} of ${written} frames in one of ${generations.length} generations; what happened:\n${trace.join("\n")}`);
+      }
       expect(refused).toBeLessThan(writes);
     } finally {
       await checkpointer.stop();
