@@ -1,5 +1,5 @@
 /**
- * `bun bench/read-floor.ts [--seconds=N] [--rounds=N]`: where a read's cost goes, against the
+ * `bun bench/read-floor.ts [--seconds=N] [--rounds=N] [--wrk]`: where a read's cost goes, against the
  * bare server (bench/baseline-server.ts) in the same run. One SQLite file (one workspace, 3,000
  * paid keys, 2,000 onboardings) and one private Redis serve, in turn:
  *
@@ -11,7 +11,7 @@
  *   the key's usage);
  * - `service`: the API itself (api/main.ts: Elysia, the router's pipeline, every step).
  *
- * autocannon drives each for N seconds (32 connections, keys in turn), A B C … alternated, and
+ * autocannon (or wrk, with --wrk) drives each for N seconds (32 connections, keys in turn), A B C … alternated, and
  * prints req/s, p99, the server's CPU per request and the ratio to `bare`. Each server has its
  * own Redis prefix, so the rate limits of one never refuse another's requests.
  */
@@ -21,13 +21,17 @@ import { join } from "node:path";
 import { openDatabase } from "../shared/db/client.ts";
 import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 import { runLoad, type LoadRequest } from "./lib/load.ts";
-import { cpuSeconds, startBun, stop, waitForHttp } from "./lib/processes.ts";
+import { runWrk } from "./lib/wrk.ts";
+import { cpuSeconds, mainThreadCpuSeconds, startBun, stop, waitForHttp } from "./lib/processes.ts";
 import { seedWorkspaces } from "./lib/seed.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
 const seconds = option("seconds", 6);
 const rounds = option("rounds", 3);
+// --wrk: wrk drives the load from a process of its own, instead of autocannon in this one.
+const useWrk = args.includes("--wrk");
+const load = useWrk ? runWrk : runLoad;
 
 const dir = mkdtempSync(join(tmpdir(), "read-floor-"));
 const redis = await startPrivateRedis();
@@ -63,16 +67,19 @@ try {
     path: `/api/v1/onboardings/${onboardingIds[(n >> 3) % onboardingIds.length]}`,
     headers: { authorization: `Bearer ${keys[n % keys.length]!.key}` },
   });
-  console.log(`### GET /api/v1/onboardings/{id}: the contract's response, its steps one by one, and the service (${rounds} rounds of ${seconds} s, autocannon, 32 connections)`);
+  console.log(`### GET /api/v1/onboardings/{id}: the contract's response, its steps one by one, and the service (${rounds} rounds of ${seconds} s, ${useWrk ? "wrk" : "autocannon"}, 32 connections)`);
   for (let round = 1; round <= rounds; round++) {
     let bare = 0;
     for (const server of servers) {
       const before = cpuSeconds(server.child.pid);
-      const result = await runLoad(server.url, make, seconds);
-      const cpu = ((cpuSeconds(server.child.pid) - before) * 1e6) / Math.max(1, result.requests);
+      const loopBefore = mainThreadCpuSeconds(server.child.pid);
+      const result = await load(server.url, make, seconds);
+      const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests);
+      const cpu = perRequest(cpuSeconds(server.child.pid) - before);
+      const loop = perRequest(mainThreadCpuSeconds(server.child.pid) - loopBefore);
       if (server.name === "bare") bare = result.rps;
       const refused = result.non2xx ? `  (non-2xx ${result.non2xx})` : "";
-      console.log(`round ${round}  ${server.name.padEnd(10)} ${Math.round(result.rps).toString().padStart(6)} req/s  p99 ${result.p99.toFixed(1).padStart(5)} ms  server ${cpu.toFixed(1).padStart(5)} µs/request  ratio ${(result.rps / bare).toFixed(2)}${refused}`);
+      console.log(`round ${round}  ${server.name.padEnd(10)} ${Math.round(result.rps).toString().padStart(6)} req/s  p99 ${result.p99.toFixed(1).padStart(5)} ms  server ${cpu.toFixed(1).padStart(5)} µs/request (event loop ${loop.toFixed(1).padStart(5)})  ratio ${(result.rps / bare).toFixed(2)}${refused}`);
     }
   }
 } finally {

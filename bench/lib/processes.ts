@@ -52,6 +52,14 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
+ * CPU seconds of the process's main thread alone: a Bun server's event loop, which bounds its
+ * rate whatever its other threads (a writer, JIT, GC helpers) do on the other core.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  return parseStat(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")).cpuSeconds;
+}
+
+/**
  * CPU seconds of every PostgreSQL server process on this machine (postmaster, backends,
  * WAL writer, checkpointer…): what the database spent on a load run, for the accounting
  * beside the API's own. Processes that ended during the run are not counted (none do: the
