@@ -36,7 +36,10 @@ const serviceOnly = args.includes("--service-only");
 // --wrk: the HTTP scenarios' load comes from wrk, a C load generator in a process of its own,
 // instead of autocannon in this one (which competes with the servers for the two cores).
 const useWrk = args.includes("--wrk");
-const load = (baseUrl: string, make: (n: number) => LoadRequest, seconds: number) => (useWrk ? runWrk(baseUrl, make, seconds) : runLoad(baseUrl, make, seconds));
+// inOrder: requests to one record must arrive in the order made (phaseChanges, below). autocannon
+// sends them so; wrk's two threads replay the same list side by side, so one thread sends them.
+const load = (baseUrl: string, make: (n: number) => LoadRequest, seconds: number, inOrder = false) =>
+  useWrk ? runWrk(baseUrl, make, seconds, 32, inOrder ? 1 : 2) : runLoad(baseUrl, make, seconds);
 const ALL = ["create", "read", "list", "patch", "read-tail", "prune", "list-scale", "worker-activity", "worker-outbound", "redis-outage", "redis-memory", "growth", "feed", "webhooks", "phase-durations", "report", "one-workspace"] as const;
 type Scenario = (typeof ALL)[number];
 const chosen = (args.filter((a) => !a.startsWith("--")) as Scenario[]);
@@ -140,7 +143,34 @@ const pick = <T>(list: T[], n: number) => list[n % list.length]!;
 let runId = 0;
 
 type Maker = (n: number) => LoadRequest;
-const makers: Record<"create" | "read" | "list" | "patch", { service: () => Maker; baseline: () => Maker; target: number; note: string }> = {
+/** PATCH visits made by the rounds so far (phaseChanges). */
+let patchVisits = 0;
+
+/**
+ * PATCH requests that each really change a phase. They visit every seeded onboarding in turn;
+ * request n is the floor(n / onboardings)-th visit to its onboarding and sets the phase by that
+ * visit's parity, so the visits to one onboarding alternate between two phases. A PATCH that
+ * sets the phase an onboarding already has changes nothing and costs about a read: the maker
+ * before this one sent one phase a round, so all but an onboarding's first visit of a round
+ * were such (bench/RESULTS.md, #26's tenth pass). The visits to one onboarding must arrive in
+ * order (`inOrder`), and a run that starts where another stopped goes on with its visit count
+ * (the PATCH rounds: `patchVisits`); the requests still out when a run ends are the few that
+ * can find their phase already set.
+ */
+function phaseChanges(): Maker {
+  // Every onboarding of every workspace once (the seeded keys come workspace by workspace in
+  // turn, each carrying its workspace's onboardings), each visit made with one of its keys.
+  const keysOf = new Map<string, SeededKey[]>();
+  for (const k of keys) keysOf.set(k.orgId, [...(keysOf.get(k.orgId) ?? []), k]);
+  const targets = [...keysOf.values()].flatMap(([k]) => k!.onboardingIds.map((id) => ({ id, org: k!.orgId })));
+  return (n) => {
+    const target = pick(targets, n);
+    const phase = Math.floor(n / targets.length) % 2 ? "review" : "program_buildout";
+    return { method: "PATCH", path: `/api/v1/onboardings/${target.id}`, headers: { ...json, ...auth(pick(keysOf.get(target.org)!, n)) }, body: JSON.stringify({ phase }) };
+  };
+}
+const phaseChange = phaseChanges();
+const makers: Record<"create" | "read" | "list" | "patch", { service: () => Maker; baseline: () => Maker; target: number; note: string; inOrder?: boolean }> = {
   create: {
     note: "POST /api/v1/onboardings (auth, limits, validation, Idempotency-Key, activity)",
     target: 0.5,
@@ -172,14 +202,12 @@ const makers: Record<"create" | "read" | "list" | "patch", { service: () => Make
     note: "PATCH phase change (outbox rows + relay to BullMQ); baseline: a bare UPDATE",
     // Issue #26: a PATCH at half the bare server's rate on PostgreSQL, a third on SQLite.
     target: onPostgres ? 0.5 : 0.35,
+    // Each round goes on from where the last one stopped, so its first visits change phases too.
     service: () => {
-      const run = ++runId;
-      return (n) => {
-        const k = pick(keys, n);
-        // Alternating phases from run to run, so every request really changes the phase.
-        return { method: "PATCH", path: `/api/v1/onboardings/${pick(k.onboardingIds, n)}`, headers: { ...json, ...auth(k) }, body: JSON.stringify({ phase: run % 2 ? "review" : "program_buildout" }) };
-      };
+      const from = patchVisits;
+      return (n) => phaseChange(from + n);
     },
+    inOrder: true,
     baseline: () => (n) => ({ method: "PATCH", path: `/api/v1/onboardings/${pick(pick(baselineKeys, n).onboardingIds, n)}`, headers: json, body: JSON.stringify({ phase: PHASES[n % 7] }) }),
   },
 };
@@ -211,6 +239,16 @@ const cpuLine = (a: Awaited<ReturnType<typeof measured>>, b?: Awaited<ReturnType
   `µs per request: API ${µs(a.cpuMicros[0]!)}, worker ${µs(a.cpuMicros[1]!)}, Redis ${µs(a.cpuMicros[2]!)}${onPostgres ? `, PostgreSQL ${µs(a.postgresCpuMicros)}` : ""}, load generator ${µs(a.loadCpuMicros)}` +
   (b ? `; bare server ${µs(b.cpuMicros[0]!)}${onPostgres ? `, PostgreSQL ${µs(b.postgresCpuMicros)}` : ""}, load generator ${µs(b.loadCpuMicros)}` : "");
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** Rows of a table in the service's database, on either engine: what a round's requests really wrote. */
+async function serviceRows(table: string): Promise<number> {
+  if (!pg) return (serviceDb.$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const client = new SQL({ url: pg.serviceUrl, max: 1 });
+  try {
+    return Number((await client.unsafe(`SELECT count(*) AS n FROM ${table}`))[0].n);
+  } finally {
+    await client.close();
+  }
+}
 const summary: string[] = [];
 /** The service's median read throughput, when `read` ran: `read-tail` drives half of it. */
 let readRate: number | undefined;
@@ -225,20 +263,24 @@ for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers
   const apiCpu: number[] = [];
   const baselineCpu: number[] = [];
   for (let round = 1; round <= S.rounds; round++) {
-    const a = await measured(() => load(serviceUrl, m.service(), S.seconds), [api.pid, worker.pid, redis.pid]);
+    // A PATCH round says how many of its requests changed a phase (one phase transition each).
+    const transitionsBefore = name === "patch" ? await serviceRows("phase_transitions") : 0;
+    const a = await measured(() => load(serviceUrl, m.service(), S.seconds, m.inOrder), [api.pid, worker.pid, redis.pid]);
+    const changed = name === "patch" ? `  (phases changed: ${(await serviceRows("phase_transitions")) - transitionsBefore} of ${a.requests})` : "";
+    if (name === "patch") patchVisits += a.requests;
     if (serviceOnly) {
-      record(`round ${round}  service  ${fmt(a)}${problems(a)}`);
+      record(`round ${round}  service  ${fmt(a)}${problems(a)}${changed}`);
       record(`round ${round}  cpu      ${cpuLine(a)}`);
       continue;
     }
-    const b = await measured(() => load(baselineUrl, m.baseline(), S.seconds), [baseline.pid]);
+    const b = await measured(() => load(baselineUrl, m.baseline(), S.seconds, m.inOrder), [baseline.pid]);
     ratios.push(a.rps / b.rps);
     serviceRates.push(a.rps);
     serviceP99s.push(a.p99);
     baselineP99s.push(b.p99);
     apiCpu.push(a.cpuMicros[0]!);
     baselineCpu.push(b.cpuMicros[0]!);
-    record(`round ${round}  service  ${fmt(a)}${problems(a)}`);
+    record(`round ${round}  service  ${fmt(a)}${problems(a)}${changed}`);
     record(`round ${round}  baseline ${fmt(b)}${problems(b)}`);
     record(`round ${round}  ratio    ${(a.rps / b.rps).toFixed(2)}`);
     record(`round ${round}  cpu      ${cpuLine(a, b)}`);
@@ -467,17 +509,10 @@ if (scenarios.includes("worker-outbound")) {
 // ---- Redis: an outage under writes, and memory under sustained load ---------------------
 if (scenarios.includes("redis-outage")) {
   record(`\n### redis-outage: PATCH phase changes (two outbox rows each) with Redis up, then with Redis stopped`);
-  // Every request really changes a phase: onboarding i's k-th visit sets the phase by k's parity.
-  const targets = keys.flatMap((k, i) => (i % S.keysPerOrg === 0 ? k.onboardingIds.map((id) => ({ id, org: k.orgId })) : []));
-  const keysOf = new Map<string, SeededKey[]>();
-  for (const k of keys) keysOf.set(k.orgId, [...(keysOf.get(k.orgId) ?? []), k]);
+  // One run of visits across the outage: every request really changes a phase.
+  const changing = phaseChanges();
   let visits = 0;
-  const changingPhases: Maker = () => {
-    const n = visits++;
-    const target = pick(targets, n);
-    const phase = Math.floor(n / targets.length) % 2 ? "review" : "program_buildout";
-    return { method: "PATCH", path: `/api/v1/onboardings/${target.id}`, headers: { ...json, ...auth(pick(keysOf.get(target.org)!, n)) }, body: JSON.stringify({ phase }) };
-  };
+  const changingPhases: Maker = () => changing(visits++);
   const up = await runLoad(serviceUrl, changingPhases, S.seconds);
   await redis.stop();
   const down = await runLoad(serviceUrl, changingPhases, S.seconds);

@@ -12,9 +12,11 @@ const lua = (text: string) => JSON.stringify(text); // a JSON string is a valid 
  * A bounded `wrk` run (a C load generator, outside this process, so its CPU is not the bench's)
  * on loopback, with the same requests as `runLoad`: the first 20,000 of `make(n)`, replayed in
  * turn. An `Idempotency-Key` gets a suffix per replay and per wrk thread, so every create
- * carries a key of its own. Needs `wrk` on the PATH (Debian: `apt-get install wrk`).
+ * carries a key of its own. Each of wrk's `threads` replays the whole list from its start, so
+ * requests whose order matters (visits to one record) need one thread. Needs `wrk` on the PATH
+ * (Debian: `apt-get install wrk`).
  */
-export async function runWrk(baseUrl: string, make: (n: number) => LoadRequest, seconds: number, connections = 32): Promise<LoadResult & { loadCpuSeconds: number }> {
+export async function runWrk(baseUrl: string, make: (n: number) => LoadRequest, seconds: number, connections = 32, threads = 2): Promise<LoadResult & { loadCpuSeconds: number }> {
   const dir = mkdtempSync(join(tmpdir(), "bench-wrk-"));
   try {
     const entries: string[] = [];
@@ -41,7 +43,7 @@ function request()
 end
 `,
     );
-    const child = Bun.spawn(["wrk", `-t2`, `-c${connections}`, `-d${seconds}s`, "--latency", "-s", script, baseUrl], { stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn(["wrk", `-t${threads}`, `-c${connections}`, `-d${seconds}s`, "--latency", "-s", script, baseUrl], { stdout: "pipe", stderr: "pipe" });
     const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
     if ((await child.exited) !== 0) throw new Error(`wrk failed: ${err || out}`);
     const usage = child.resourceUsage();
