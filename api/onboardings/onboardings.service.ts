@@ -8,6 +8,7 @@ import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http
 import { findCustomer } from "../customers/customers.service.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.ts";
+import type { TimelineStore } from "../../shared/db/timeline.store.ts";
 import type { CustomerStore } from "../customers/customers.store.ts";
 import type { OnboardingStore } from "./onboardings.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
@@ -30,6 +31,7 @@ export type OnboardingDeps = CoreDeps & {
   onboardings: OnboardingStore;
   events: EventStore;
   phaseDurations: PhaseDurationStore;
+  timeline: TimelineStore;
 };
 type Deps = OnboardingDeps;
 

@@ -135,23 +135,43 @@ describe("onboardings", () => {
     expect((await outboxFor(created.id)).length).toBe(before);
   });
 
-  test("a phase change writes its phase-transition record in its own transaction and queues a timeline event, actor = key name", async () => {
+  test("a phase change writes its timeline event and its phase-transition record in its own transaction, queues nothing, actor = key name", async () => {
     const created = await create();
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "program_design" } });
-    const rows = await outboxFor(created.id);
-    expect(rows.map((r) => `${r.queue}/${r.name}`)).toEqual(["records/timeline.phase_changed"]);
-    expect(rows[0]!.payload).toMatchObject({ from: "before_getting_started", to: "program_design", actor: "crm-sync", customer_id: customer.id });
+    expect(await outboxFor(created.id)).toEqual([]);
+    const timeline = await t.query<{ kind: string; data: string; actor: string; customer_id: string }>("SELECT kind, data, actor, customer_id FROM timeline_events WHERE onboarding_id = ?", created.id);
+    expect(timeline.map((e) => ({ ...e, data: JSON.parse(e.data) }))).toEqual([
+      { kind: "phase_changed", data: { from: "before_getting_started", to: "program_design" }, actor: "crm-sync", customer_id: customer.id },
+    ]);
     expect(await transitionsOf(created.id)).toMatchObject([{ from_phase: "before_getting_started", to_phase: "program_design", actor: "crm-sync", customer_id: customer.id }]);
+  });
+
+  test("a phase change whose transaction fails leaves neither its timeline event nor its transition record", async () => {
+    const created = await create();
+    const postgres = t.database.engine === "postgres";
+    // The change's events, its last writes, are refused: the whole transaction rolls back.
+    if (postgres) {
+      await t.query("CREATE FUNCTION refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused for the test'; END $$");
+      await t.query("CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()");
+    } else {
+      await t.query("CREATE TRIGGER refuse_event BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'refused for the test'); END");
+    }
+    try {
+      const response = await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "program_design" } });
+      expect(response.status).toBe(500);
+    } finally {
+      await t.query(postgres ? "DROP TRIGGER refuse_event ON events" : "DROP TRIGGER refuse_event");
+      if (postgres) await t.query("DROP FUNCTION refuse_event()");
+    }
+    expect((await t.call("GET", `/api/v1/onboardings/${created.id}`)).body.phase).toBe(created.phase);
+    expect(await t.query("SELECT 1 FROM timeline_events WHERE onboarding_id = ?", created.id)).toEqual([]);
+    expect(await transitionsOf(created.id)).toEqual([]);
   });
 
   test("entering launch with a live key queues the launch automations", async () => {
     const created = await create({ csm_id: "usr_csm" });
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "launch" } });
-    expect((await outboxFor(created.id)).map((r) => `${r.queue}/${r.name}`)).toEqual([
-      "records/timeline.phase_changed",
-      "outbound/launch.slack_dm",
-      "outbound/launch.calendar_entry",
-    ]);
+    expect((await outboxFor(created.id)).map((r) => `${r.queue}/${r.name}`)).toEqual(["outbound/launch.slack_dm", "outbound/launch.calendar_entry"]);
   });
 
   test("the recap e-mail draft is queued only where the workspace enabled it", async () => {
@@ -166,9 +186,9 @@ describe("onboardings", () => {
     const created = await create({}, t.keys.test);
     const patched = await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { key: t.keys.test, body: { phase: "launch" } });
     expect(patched.body.phase).toBe("launch");
-    const rows = await outboxFor(created.id);
-    expect(rows.map((r) => r.queue)).toEqual(["records"]);
-    expect(rows[0]!.payload.actor).toBe("ci-suite");
+    // Its records are written (the timeline event and the transition, in the change's transaction); nothing is queued.
+    expect(await outboxFor(created.id)).toEqual([]);
+    expect(await t.query("SELECT actor FROM timeline_events WHERE onboarding_id = ?", created.id)).toEqual([{ actor: "ci-suite" }]);
     expect((await transitionsOf(created.id)).map((r) => r.actor)).toEqual(["ci-suite"]);
   });
 

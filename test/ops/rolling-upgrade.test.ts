@@ -85,6 +85,8 @@ describe("a rolling upgrade beside the previous release", () => {
       const readIds = await reads(api.base, api.headers);
       await waitFor(async () => (await api.count("phase_transitions", "onboarding_id = ?", onboarding)) === 1, "the old worker to record the transition", 20_000);
       await waitFor(async () => (await api.count("outbox", "completed_at IS NULL")) === 0, "every outbox row's outcome recorded", 20_000);
+      // This API writes the timeline event in the change's transaction: once, with nothing for the old worker to add.
+      expect(await api.count("timeline_events", "onboarding_id = ?", onboarding)).toBe(1);
       await waitFor(async () => {
         for (const id of readIds) if ((await api.count("activity_entries", "request_id = ?", id)) !== 1) return false;
         return true;
@@ -95,7 +97,7 @@ describe("a rolling upgrade beside the previous release", () => {
     }
   });
 
-  test("the previous release's API with this release's worker: its activity batches and phase changes recorded", async () => {
+  test("the previous release's API with this release's worker: its activity batches, phase changes and timeline events recorded", async () => {
     // The database is this release's (migrated by it first), as after any process of it started.
     const owner = await startApiProcess();
     try {
@@ -109,6 +111,8 @@ describe("a rolling upgrade beside the previous release", () => {
       const onboarding = await launchOne(base, owner.headers);
       const readIds = await reads(base, owner.headers);
       await waitFor(async () => (await owner.count("phase_transitions", "onboarding_id = ?", onboarding)) === 1, "this worker to record the transition", 20_000);
+      // The previous API queued the timeline event as a job: this worker writes it, once.
+      await waitFor(async () => (await owner.count("timeline_events", "onboarding_id = ?", onboarding)) === 1, "this worker to write the old API's timeline event", 20_000);
       // The previous API queued read calls' entries as activity batches in outbox rows: recorded from them.
       await waitFor(async () => {
         for (const id of readIds) if ((await owner.count("activity_entries", "request_id = ?", id)) !== 1) return false;

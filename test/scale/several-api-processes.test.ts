@@ -120,20 +120,22 @@ describe.skipIf(!postgres)("two API processes on one PostgreSQL database", () =>
   test("both relays hand each outbox row to Redis exactly once", async () => {
     const customer = (await call(0, "POST", "/customers", { name: "Relayed" })).body;
     const onboardings = await Promise.all(Array.from({ length: 40 }, (_, i) => call(i, "POST", "/onboardings", { customer_id: customer.id })));
-    const patched = await Promise.all(onboardings.map((o, i) => call(i, "PATCH", `/onboardings/${o.body.id}`, { phase: "review" })));
+    // Entering launch with a live key queues two launch automations (a DM and a calendar entry) each.
+    const patched = await Promise.all(onboardings.map((o, i) => call(i, "PATCH", `/onboardings/${o.body.id}`, { phase: "launch" })));
     expect(patched.map((r) => r.status)).toEqual(Array(40).fill(200));
     await waitFor(async () => (await database.count("outbox", "relayed_at IS NULL")) === 0, "every outbox row relayed", 15_000);
     expect(await database.count("outbox", "relayed_at IS NULL")).toBe(0);
 
-    const records = new Queue("records", { connection: redis, prefix });
-    const jobs = await records.getJobs(["waiting", "delayed", "active", "completed", "failed"]);
-    const phaseJobs = jobs.filter((j) => j.name === "timeline.phase_changed");
-    expect(phaseJobs).toHaveLength(40);
-    expect(new Set(phaseJobs.map((j) => j.id)).size).toBe(40);
-    expect(await database.count("outbox", "name = 'timeline.phase_changed'")).toBe(40);
-    // The transition records are written by the changes themselves, one each, by whichever process.
-    expect(await database.count("phase_transitions", "to_phase = 'review'")).toBe(40);
-    await records.close();
+    const outbound = new Queue("outbound", { connection: redis, prefix });
+    const jobs = await outbound.getJobs(["waiting", "delayed", "active", "completed", "failed", "prioritized"]);
+    const launchJobs = jobs.filter((j) => j.name === "launch.slack_dm" || j.name === "launch.calendar_entry");
+    expect(launchJobs).toHaveLength(80);
+    expect(new Set(launchJobs.map((j) => j.id)).size).toBe(80);
+    expect(await database.count("outbox", "name IN ('launch.slack_dm', 'launch.calendar_entry')")).toBe(80);
+    // The transition records and timeline events are written by the changes themselves, one each, by whichever process.
+    expect(await database.count("phase_transitions", "to_phase = 'launch'")).toBe(40);
+    expect(await database.count("timeline_events", "data LIKE '%\"to\":\"launch\"%'")).toBe(40);
+    await outbound.close();
   });
 
   test("key usage flushed by both processes adds up", async () => {

@@ -9,8 +9,10 @@ import type { QueueHandlers } from "./types.ts";
  */
 export function recordHandlers(store: WorkerStores["records"], transaction: Transaction, scanReminders: () => Promise<unknown>, prune: () => Promise<unknown>): QueueHandlers<"records"> {
   return {
+    // Queued only by versions before the API wrote timeline events in the change's own
+    // transaction: kept so that an upgrade with such jobs still in flight loses none.
     "timeline.phase_changed": async (p, job) =>
-      run(store.phaseChanged({
+      run(store.timeline.phaseChanged({
         source: job.id!,
         orgId: p.org_id,
         customerId: p.customer_id,

@@ -1,0 +1,33 @@
+import type { Flow } from "./flow.ts";
+import type { Sql } from "./sql.ts";
+
+/** A timeline event on the customer for a phase change (`data`: the change as JSON). */
+export type PhaseChangedRecord = {
+  /** Unique per change (`<onboarding id>:<at>`), or the job id of an event queued by an older version: a second write is a no-op. */
+  source: string;
+  orgId: string;
+  customerId: string;
+  onboardingId: string;
+  data: string;
+  actor: string;
+  at: number;
+};
+
+/**
+ * The customers' timelines. A phase change writes its event in its own transaction (the API,
+ * since #26's tenth pass, as it writes its phase-transition record); the worker writes the
+ * events that older versions queued as `timeline.phase_changed` jobs. Keyed by `source`, so a
+ * change or a job written twice is written once.
+ */
+export function createTimelineStore(sql: Sql) {
+  const phaseChanged = sql.statement(
+    `INSERT INTO timeline_events (source, org_id, customer_id, onboarding_id, kind, data, actor, at)
+     VALUES ($source, $orgId, $customerId, $onboardingId, 'phase_changed', $data, $actor, $at) ON CONFLICT (source) DO NOTHING`,
+  );
+  return {
+    /** In the change's transaction, sent without waiting (`Statement.send`) with its other writes. */
+    phaseChanged: (record: PhaseChangedRecord): Flow<void> => phaseChanged.send(record),
+  };
+}
+
+export type TimelineStore = ReturnType<typeof createTimelineStore>;
