@@ -172,7 +172,7 @@ export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: 
       next.slaSuspendedSince = suspendedAfter ? now : null;
     }
 
-    yield* deps.onboardings.update(next);
+    yield* deps.onboardings.update(current, next);
     const before = toOnboardingResource(current);
     const resource = toOnboardingResource(next);
     const events: PendingEvent[] = [updated("onboarding", before, resource)];

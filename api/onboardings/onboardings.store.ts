@@ -3,6 +3,8 @@ import { onboardings as o, type OnboardingRow } from "../../shared/db/schema.ts"
 import { col, insertRows, rowOf, type Sql } from "../../shared/db/sql.ts";
 
 const IMMUTABLE = new Set<string>(["id", "orgId", "customerId", "displayId", "createdAt", "startedAt", "deletedAt"]);
+/** Distinct sets of changed columns given an UPDATE of their own (see `update`). */
+const MAX_UPDATE_SHAPES = 64;
 
 export interface PageFilter {
   phase?: string | undefined;
@@ -35,15 +37,29 @@ export function createOnboardingStore(sql: Sql) {
     }
   }
 
-  // Writes bind every column by name: a PATCH computes the whole next row in the service and
-  // stores it with one statement instead of building one per changed field.
+  // A PATCH computes the whole next row in the service; the store writes the columns that
+  // differ from the row it read.
   const all = Object.entries(getTableColumns(o));
   const inserted = all.filter(([key]) => key !== "deletedAt");
   const keyOf = new Map(inserted.map(([key, c]) => [c.name, key as keyof Omit<OnboardingRow, "deletedAt">]));
   const insert = sql.statement(`INSERT INTO onboardings (${inserted.map(([, c]) => col(c)).join(", ")}) VALUES (${inserted.map(([key]) => `$${key}`).join(", ")})`);
   const insertMany = insertRows(sql, "onboardings", inserted.map(([, c]) => c.name), (row: Omit<OnboardingRow, "deletedAt">, column) => row[keyOf.get(column)!]);
-  const mutable = all.filter(([key]) => !IMMUTABLE.has(key));
-  const update = sql.statement(`UPDATE onboardings SET ${mutable.map(([key, c]) => `${col(c)} = $${key}`).join(", ")} WHERE id = $id`);
+  const mutable = all.filter(([key]) => !IMMUTABLE.has(key)).map(([key]) => key as keyof OnboardingRow);
+  /**
+   * An UPDATE per set of changed columns, made when first needed: SQLite rewrites a row's entry
+   * in every index that names a column of the SET list (or of its WHERE, for a partial index),
+   * changed or not, and an onboarding has ten. A phase change writes its phase, its times and
+   * its SLA clock, which three of the indexes name; with every column in the list it rewrote
+   * all ten (a phase change's UPDATE, timed in place on SQLite: 26.6 µs with every column,
+   * 19.8 µs with the changed ones; bench/RESULTS.md, #26's tenth pass). The sets clients make
+   * are few in practice; past `MAX_UPDATE_SHAPES` of them the others share the statement that
+   * writes every column.
+   */
+  const updates = new Map<string, ReturnType<typeof sql.statement>>();
+  const columnOf = getTableColumns(o);
+  const updateOf = (keys: readonly (keyof OnboardingRow)[]) =>
+    sql.statement(`UPDATE onboardings SET ${keys.map((key) => `${col(columnOf[key])} = $${key}`).join(", ")} WHERE id = $id`);
+  const updateAll = updateOf(mutable);
   const softDelete = sql.statement(`UPDATE onboardings SET deleted_at = $now WHERE id = $id`);
 
   return {
@@ -60,7 +76,15 @@ export function createOnboardingStore(sql: Sql) {
     insert: (row: Omit<OnboardingRow, "deletedAt">) => insert.send(row),
     /** A batch's new onboardings (made together: api/onboardings/onboardings.together.ts). */
     insertMany: (rows: readonly Omit<OnboardingRow, "deletedAt">[]) => insertMany.send(rows),
-    update: (row: OnboardingRow) => update.send(row),
+    /** `next` as the change made it from `current`, the row read (and locked) in the same transaction. */
+    update(current: OnboardingRow, next: OnboardingRow) {
+      const changed = mutable.filter((key) => next[key] !== current[key]);
+      if (changed.length === 0) return updateAll.send(next); // callers write changes only; exact all the same
+      const shape = changed.join(",");
+      let statement = updates.get(shape);
+      if (!statement && updates.size < MAX_UPDATE_SHAPES) updates.set(shape, (statement = updateOf(changed)));
+      return (statement ?? updateAll).send(next);
+    },
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),
   };
 }
