@@ -88,7 +88,8 @@ describe("retention", () => {
     await seed("old-under-load", NOW - 400 * DAY);
     const customer = await t.call("POST", "/api/v1/customers", { body: { name: "Under load" } });
     const onboarding = await t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer.body.id } });
-    const phases = ["program_design", "review"] as const;
+    // Each entry into launch (a live key) queues two outbox rows, its launch automations.
+    const phases = ["launch", "review"] as const;
     const writes = (async () => {
       for (let i = 0; i < 20; i++) {
         const r = await t.call("PATCH", `/api/v1/onboardings/${onboarding.body.id}`, { body: { phase: phases[i % 2] } });
@@ -98,7 +99,7 @@ describe("retention", () => {
     // Far in the future, with the outbox's lifetime at 1 µs: every finished row is expired.
     const pruning = pruneExpired(t.database, { ...lifetimes, outbox: 1 }, NOW + 1000 * DAY, { sliceRows: 1 });
     await Promise.all([writes, pruning]);
-    // No worker runs here: each phase change's outbox row (its timeline event) is unfinished, and all are still there.
+    // No worker runs here: the ten launches' outbox rows are unfinished, and all are still there.
     expect(await t.count("outbox", "payload LIKE ? AND completed_at IS NULL", `%${onboarding.body.id}%`)).toBe(20);
   });
 

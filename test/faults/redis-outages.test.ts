@@ -71,12 +71,13 @@ describe("Redis faults, against the real API process", () => {
     for (let i = 0; i < 40; i++) {
       const r = await fetchWithin(5000, `${api.base}/api/v1/onboardings`, { method: "POST", headers: api.headers, body: JSON.stringify({ customer_id: customer.id }) });
       const id = ((await r.json()) as { id: string }).id;
-      const p = await fetchWithin(5000, `${api.base}/api/v1/onboardings/${id}`, { method: "PATCH", headers: api.headers, body: '{"phase":"program_design"}' });
+      const p = await fetchWithin(5000, `${api.base}/api/v1/onboardings/${id}`, { method: "PATCH", headers: api.headers, body: '{"phase":"launch"}' });
       statuses.push(r.status, p.status);
     }
     expect(new Set(statuses)).toEqual(new Set([201, 200]));
     expect(await metric(api, "outbox_relay_waiting_for_redis")).toBe(1);
-    expect(await metric(api, "outbox_backlog")).toBeGreaterThanOrEqual(40); // a timeline event per phase change (the transition is written by the change)
+    // Two launch automations per launch (a live key); the timeline and the transition are written by the change.
+    expect(await metric(api, "outbox_backlog")).toBeGreaterThanOrEqual(80);
     expect(api.logged("redis connection lost; retrying in the background")).toHaveLength(1);
     expect(api.logged("outbox relay cannot reach Redis: rows wait in the outbox, retrying with back-off")).toHaveLength(1);
 
