@@ -12,7 +12,7 @@ import { SQL } from "bun";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { openDatabase } from "../shared/db/client.ts";
-import { PHASES } from "../shared/domain.ts";
+import { PHASES, type Phase } from "../shared/domain.ts";
 import { newId } from "../shared/ids.ts";
 import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 import { startSlackStandIn } from "../test/support/slack-stand-in.ts";
@@ -155,9 +155,11 @@ let patchVisits = 0;
  * were such (bench/RESULTS.md, #26's tenth pass). The visits to one onboarding must arrive in
  * order (`inOrder`), and a run that starts where another stopped goes on with its visit count
  * (the PATCH rounds: `patchVisits`); the requests still out when a run ends are the few that
- * can find their phase already set.
+ * can find their phase already set. `phases` are the two it alternates between: entering
+ * `launch` (with the seeded live keys) queues the launch automations, two outbox rows and their
+ * jobs; other phases queue nothing (a change writes its records in its own transaction).
  */
-function phaseChanges(): Maker {
+function phaseChanges(phases: readonly [Phase, Phase] = ["program_buildout", "review"]): Maker {
   // Every onboarding of every workspace once (the seeded keys come workspace by workspace in
   // turn, each carrying its workspace's onboardings), each visit made with one of its keys.
   const keysOf = new Map<string, SeededKey[]>();
@@ -165,7 +167,7 @@ function phaseChanges(): Maker {
   const targets = [...keysOf.values()].flatMap(([k]) => k!.onboardingIds.map((id) => ({ id, org: k!.orgId })));
   return (n) => {
     const target = pick(targets, n);
-    const phase = Math.floor(n / targets.length) % 2 ? "review" : "program_buildout";
+    const phase = phases[Math.floor(n / targets.length) % 2];
     return { method: "PATCH", path: `/api/v1/onboardings/${target.id}`, headers: { ...json, ...auth(pick(keysOf.get(target.org)!, n)) }, body: JSON.stringify({ phase }) };
   };
 }
@@ -199,7 +201,7 @@ const makers: Record<"create" | "read" | "list" | "patch", { service: () => Make
     baseline: () => (n) => ({ method: "GET", path: `/api/v1/onboardings?phase=review&limit=20&org=${pick(baselineKeys, n).orgId}`, headers: {} }),
   },
   patch: {
-    note: "PATCH phase change (outbox rows + relay to BullMQ); baseline: a bare UPDATE",
+    note: "PATCH phase change (its timeline event, transition and events in the change's transaction); baseline: a bare UPDATE",
     // Issue #26: a PATCH at half the bare server's rate on PostgreSQL, a third on SQLite.
     target: onPostgres ? 0.5 : 0.35,
     // Each round goes on from where the last one stopped, so its first visits change phases too.
@@ -513,9 +515,9 @@ if (scenarios.includes("worker-outbound")) {
 
 // ---- Redis: an outage under writes, and memory under sustained load ---------------------
 if (scenarios.includes("redis-outage")) {
-  record(`\n### redis-outage: PATCH phase changes (an outbox row and its job each) with Redis up, then with Redis stopped`);
-  // One run of visits across the outage: every request really changes a phase.
-  const changing = phaseChanges();
+  record(`\n### redis-outage: PATCH phase changes, every other one into launch (its two launch automations: outbox rows and jobs), with Redis up, then with Redis stopped`);
+  // One run of visits across the outage: every request really changes a phase, and every other one queues work for Redis.
+  const changing = phaseChanges(["launch", "review"]);
   let visits = 0;
   const changingPhases: Maker = () => changing(visits++);
   const up = await runLoad(serviceUrl, changingPhases, S.seconds);
