@@ -241,16 +241,18 @@ const cpuLine = (a: Awaited<ReturnType<typeof measured>>, b?: Awaited<ReturnType
   `µs per request: API ${µs(a.cpuMicros[0]!)}, worker ${µs(a.cpuMicros[1]!)}, Redis ${µs(a.cpuMicros[2]!)}${onPostgres ? `, PostgreSQL ${µs(a.postgresCpuMicros)}` : ""}, load generator ${µs(a.loadCpuMicros)}` +
   (b ? `; bare server ${µs(b.cpuMicros[0]!)}${onPostgres ? `, PostgreSQL ${µs(b.postgresCpuMicros)}` : ""}, load generator ${µs(b.loadCpuMicros)}` : "");
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-/** Rows of a table in the service's database, on either engine: what a round's requests really wrote. */
-async function serviceRows(table: string): Promise<number> {
-  if (!pg) return (serviceDb.$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+/** One statement on the service's database, on either engine: the bench's own reads and seeds, beside the API. */
+async function onService<R>(text: string): Promise<R[]> {
+  if (!pg) return serviceDb.$client.query(text).all() as R[];
   const client = new SQL({ url: pg.serviceUrl, max: 1 });
   try {
-    return Number((await client.unsafe(`SELECT count(*) AS n FROM ${table}`))[0].n);
+    return (await client.unsafe(text)) as R[];
   } finally {
     await client.close();
   }
 }
+/** Rows of a table in the service's database: what a round's requests really wrote. */
+const serviceRows = async (table: string) => Number((await onService<{ n: unknown }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
 const summary: string[] = [];
 /** The service's median read throughput, when `read` ran: `read-tail` drives half of it. */
 let readRate: number | undefined;
@@ -266,8 +268,8 @@ for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers
   const baselineCpu: number[] = [];
   for (let round = 1; round <= S.rounds; round++) {
     // A PATCH round says how many of its requests changed a phase (one phase transition each,
-    // in the request's transaction) and how many timeline records the worker wrote for them
-    // meanwhile (one a change, from its job): whether the worker kept up.
+    // in the request's transaction) and how many timeline records were written meanwhile (one a
+    // change: in its transaction now; from a job the worker ran, before #26's tenth pass).
     const [transitionsBefore, timelineBefore] = name === "patch" ? await Promise.all([serviceRows("phase_transitions"), serviceRows("timeline_events")]) : [0, 0];
     const a = await measured(() => load(serviceUrl, m.service(), S.seconds, m.inOrder), [api.pid, worker.pid, redis.pid]);
     const changed =
@@ -381,10 +383,7 @@ if (scenarios.includes("prune")) {
     const text = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${PRUNE_ROWS})
       INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at, repeat_count)
       SELECT 'req_expired_${round}_' || CAST(i AS TEXT), '${keys[0]!.orgId}', 'key_expired', 'api_key', 'GET', '/api/v1/onboardings/:id', 200, '127.0.0.1', 1.0, ${yearAgoMicros} + i, 1 FROM n`;
-    if (!pg) return serviceDb.$client.exec(text);
-    const client = new SQL({ url: pg.serviceUrl, max: 1 });
-    await client.unsafe(text);
-    await client.close();
+    await onService(text);
   };
   const alone: number[] = [];
   const pruning: number[] = [];
@@ -541,7 +540,7 @@ if (scenarios.includes("redis-memory")) {
   const used = async () => Number(/^used_memory:(\d+)/m.exec(await probe.info("memory"))![1]) / 2 ** 20;
   const samples: string[] = [`0 s ${(await used()).toFixed(1)} MB`];
   let peak = 0;
-  const patch = makers.patch.service(); // phase changes, each with its outbox row and job
+  const patch = makers.patch.service(); // phase changes: their records in their own transactions, no job
   const read = makers.read.service();
   const sampler = setInterval(async () => {
     const mb = await used();
