@@ -20,6 +20,7 @@ import {
   type OnboardingDeps,
 } from "./onboardings.service.ts";
 import { onboardingsTogether } from "./onboardings.together.ts";
+import { onboardingUpdatesTogether } from "./onboarding-updates.together.ts";
 
 const tag = "Onboardings";
 const page = { status: 200, description: "A page of onboardings.", schema: OnboardingList, example: listOf(exampleOnboarding) } as const;
@@ -92,6 +93,8 @@ export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => [
     success: one("The updated onboarding."),
     errors: ["onboarding_not_found"],
     handler: (input) => updateOnboarding(deps, input.actor, input.params.onboarding_ref, input.body, apiOrigin(input)),
+    // Updates that arrive together are written together, as creates are.
+    together: onboardingUpdatesTogether(deps),
   }),
   defineRoute({
     method: "DELETE",

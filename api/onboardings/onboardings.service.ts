@@ -1,5 +1,5 @@
 import { parseDateTimeMicros } from "../../shared/clock.ts";
-import type { Flow } from "../../shared/db/flow.ts";
+import { together, type Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
@@ -137,48 +137,83 @@ export function* getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, re
   return toOnboardingResource(yield* findOnboarding(deps, actor, ref));
 }
 
+/** What a PATCH makes of an onboarding: the next row and, for a phase change, what its records need. */
+export interface UpdatePlan {
+  next: OnboardingRow;
+  /** The change's instant (µs): at least 1 µs after the onboarding's last. */
+  at: number;
+  /** For a phase change: the SLA-suspended time of the visit it ends (µs); null when the phase stays. */
+  phaseChange: { suspendedInPhase: number } | null;
+}
+
 /**
- * Applies a partial update and keeps the derived fields: `completed_at`,
- * `waiting_on_customer_since` and the SLA clock. A phase change queues its records (and, for
- * `launch` by a live key, the launch automations) in the same transaction. A body that
+ * A partial update applied to `current` at `clockNow`, with the derived fields kept:
+ * `completed_at`, `waiting_on_customer_since` and the SLA clock. Null when the body changes
+ * nothing. Pure: the one place a PATCH's outcome is decided, alone or made together
+ * (api/onboardings/onboarding-updates.together.ts).
+ */
+export function planUpdate(current: OnboardingRow, input: UpdateOnboardingInput, actor: Actor, clockNow: number): UpdatePlan | null {
+  const { next, changed } = applyFields(current, input, FIELDS);
+  if (!changed) return null;
+
+  const at = Math.max(clockNow, current.updatedAt + 1);
+  next.updatedAt = at;
+  next.lastChangedMode = actor.mode;
+  next.targetLaunchAt = targetInstant(next.targetLaunchDate);
+  if (next.waitingOnCustomer !== current.waitingOnCustomer) {
+    next.waitingOnCustomerSince = next.waitingOnCustomer ? at : null;
+  }
+
+  const suspendedBefore = current.slaSuspendedSince !== null;
+  const suspendedInPhase = current.slaSuspendedMicros + (suspendedBefore ? at - current.slaSuspendedSince! : 0);
+  const suspendedAfter = isSuspended(next);
+
+  if (next.phase !== current.phase) {
+    next.completedAt = next.phase === "completed" ? at : null;
+    next.phaseEnteredAt = at;
+    next.slaSuspendedMicros = 0;
+    next.slaSuspendedSince = suspendedAfter ? at : null;
+    return { next, at, phaseChange: { suspendedInPhase } };
+  }
+  if (suspendedBefore !== suspendedAfter) {
+    next.slaSuspendedMicros = suspendedInPhase;
+    next.slaSuspendedSince = suspendedAfter ? at : null;
+  }
+  return { next, at, phaseChange: null };
+}
+
+/** An update's events, in order: `onboarding.updated`, then a phase or state change of it. */
+export function updateEvents(current: OnboardingRow, next: OnboardingRow): { resource: OnboardingResource; events: PendingEvent[] } {
+  const before = toOnboardingResource(current);
+  const resource = toOnboardingResource(next);
+  const events: PendingEvent[] = [updated("onboarding", before, resource)];
+  if (next.phase !== current.phase) events.push({ type: "onboarding.phase_changed", object: resource, previous_attributes: { phase: before.phase } });
+  if (next.state !== current.state) events.push({ type: "onboarding.state_changed", object: resource, previous_attributes: { state: before.state } });
+  return { resource, events };
+}
+
+/**
+ * Applies a partial update (`planUpdate`). A phase change writes its records (and, for
+ * `launch` by a live key, queues the launch automations) in the same transaction. A body that
  * changes nothing writes nothing.
+ *
+ * Its statements go in an order that keeps the rows every change of the workspace shares
+ * locked for as little as possible: the reads first, in one round trip (the onboarding, locked,
+ * and the endpoints its events may go to); then the onboarding's own writes; last, the
+ * workspace's month aggregate and feed positions, whose locks are then held for the commit
+ * alone.
  */
 export function* updateOnboarding(deps: Deps, actor: Actor, ref: string, input: UpdateOnboardingInput, origin: ChangeOrigin): Flow<OnboardingResource> {
   return yield* deps.transaction(function* () {
-    const current = yield* findOnboarding(deps, actor, ref);
-    const { next, changed } = applyFields(current, input, FIELDS);
-    if (!changed) return toOnboardingResource(current);
-
-    const now = Math.max(deps.clock.nowMicros(), current.updatedAt + 1);
-    next.updatedAt = now;
-    next.lastChangedMode = actor.mode;
-    next.targetLaunchAt = targetInstant(next.targetLaunchDate);
-    if (next.waitingOnCustomer !== current.waitingOnCustomer) {
-      next.waitingOnCustomerSince = next.waitingOnCustomer ? now : null;
-    }
-
-    const suspendedBefore = current.slaSuspendedSince !== null;
-    const suspendedInPhase = current.slaSuspendedMicros + (suspendedBefore ? now - current.slaSuspendedSince! : 0);
-    const suspendedAfter = isSuspended(next);
-
-    if (next.phase !== current.phase) {
-      next.completedAt = next.phase === "completed" ? now : null;
-      next.phaseEnteredAt = now;
-      next.slaSuspendedMicros = 0;
-      next.slaSuspendedSince = suspendedAfter ? now : null;
-      yield* queuePhaseChangeEffects(deps, actor, current, next, now, suspendedInPhase);
-    } else if (suspendedBefore !== suspendedAfter) {
-      next.slaSuspendedMicros = suspendedInPhase;
-      next.slaSuspendedSince = suspendedAfter ? now : null;
-    }
-
+    const [current, writeEvents] = yield* together(findOnboarding(deps, actor, ref), eventWriter(deps, actor.orgId, origin));
+    const plan = planUpdate(current, input, actor, deps.clock.nowMicros());
+    if (!plan) return toOnboardingResource(current);
+    const { next, at, phaseChange } = plan;
+    const addToMonths = phaseChange ? yield* queuePhaseChangeEffects(deps, actor, current, next, at, phaseChange.suspendedInPhase) : null;
     yield* deps.onboardings.update(current, next);
-    const before = toOnboardingResource(current);
-    const resource = toOnboardingResource(next);
-    const events: PendingEvent[] = [updated("onboarding", before, resource)];
-    if (next.phase !== current.phase) events.push({ type: "onboarding.phase_changed", object: resource, previous_attributes: { phase: before.phase } });
-    if (next.state !== current.state) events.push({ type: "onboarding.state_changed", object: resource, previous_attributes: { state: before.state } });
-    yield* appendEvents(deps, actor.orgId, origin, events);
+    const { resource, events } = updateEvents(current, next);
+    if (addToMonths) yield* addToMonths();
+    yield* writeEvents(events);
     return resource;
   });
 }

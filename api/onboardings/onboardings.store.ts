@@ -1,6 +1,6 @@
 import { getTableColumns } from "drizzle-orm";
 import { onboardings as o, type OnboardingRow } from "../../shared/db/schema.ts";
-import { col, insertRows, rowOf, type Sql } from "../../shared/db/sql.ts";
+import { col, insertRows, jsonRows, rowOf, type Sql } from "../../shared/db/sql.ts";
 
 const IMMUTABLE = new Set<string>(["id", "orgId", "customerId", "displayId", "createdAt", "startedAt", "deletedAt"]);
 /** Distinct sets of changed columns given an UPDATE of their own (see `update`). */
@@ -21,6 +21,11 @@ export function createOnboardingStore(sql: Sql) {
   const live = "org_id = $orgId AND deleted_at IS NULL";
   const byId = sql.statement(`SELECT ${columns} FROM onboardings WHERE ${live} AND id = $id`, { decode, lock: "update" });
   const byDisplayId = sql.statement(`SELECT ${columns} FROM onboardings WHERE ${live} AND display_id = $displayId`, { decode, lock: "update" });
+  // A batch's onboardings, locked in id order: two batches (of two API processes) lock their rows in the same order.
+  const byIds = sql.statement(
+    `SELECT ${columns} FROM onboardings WHERE deleted_at IS NULL AND id IN (SELECT ids."id" FROM ${sql.rowSet("ids", { id: "text" })}) ORDER BY id`,
+    { decode, lock: "update" },
+  );
 
   // One statement per scope and filter combination, each served by its own index (see the
   // schema), so a page costs the same however many rows the workspace holds.
@@ -65,6 +70,8 @@ export function createOnboardingStore(sql: Sql) {
   return {
     byId: (orgId: string, id: string) => byId.get({ orgId, id }),
     byDisplayId: (orgId: string, displayId: number) => byDisplayId.get({ orgId, displayId }),
+    /** Live onboardings by id, of any workspace (the caller tells whose each is), locked like `byId`. */
+    byIds: (ids: readonly string[]) => byIds.all({ ids: jsonRows(ids.map((id) => ({ id }))) }),
     page(orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number) {
       const params: Record<string, string | number> = { orgId, before, limit };
       if (customerId !== null) params.customerId = customerId;

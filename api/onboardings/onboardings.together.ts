@@ -5,6 +5,7 @@ import type { Actor } from "../auth/actor.ts";
 import { apiOrigin, eventRows } from "../events/events.service.ts";
 import type { Together } from "../http/together.ts";
 import type { RequestInput } from "../http/route.ts";
+import { isDisplayIdRef } from "../refs.ts";
 import type { NextSequenceBlocks, SequenceBlock } from "../sequences.store.ts";
 import { queueDeliveries, type WebhookTargets } from "../webhooks/webhooks.fanout.ts";
 import { toOnboardingResource } from "./onboardings.resource.ts";
@@ -22,7 +23,6 @@ interface Read {
 
 /** The customer's id. A reference made of digits, or a number, is a display id (api/refs.ts): those creates run alone, the batch looks customers up by id. */
 const customerIdOf = (input: CreateInput) => input.body.customer_id as string;
-const byId = (ref: string | number) => typeof ref === "string" && !/^\d+$/.test(ref);
 
 /**
  * `POST /api/v1/onboardings` made together (api/http/together.ts): what `createOnboarding`
@@ -33,7 +33,7 @@ const byId = (ref: string | number) => typeof ref === "string" && !/^\d+$/.test(
  */
 export function onboardingsTogether(deps: OnboardingDeps & { sequenceBlocks: NextSequenceBlocks }): Together<CreateInput, Read> {
   return {
-    accepts: (input) => byId(input.body.customer_id),
+    accepts: (input) => !isDisplayIdRef(input.body.customer_id),
 
     *read(inputs, now): Flow<{ alone: number[]; state: Read }> {
       const counts = new Map<string, number>();

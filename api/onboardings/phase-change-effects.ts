@@ -1,6 +1,6 @@
 import type { Flow } from "../../shared/db/flow.ts";
-import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.ts";
-import type { TimelineStore } from "../../shared/db/timeline.store.ts";
+import type { PhaseChange, PhaseDurationStore } from "../../shared/db/phase-durations.store.ts";
+import type { PhaseChangedRecord, TimelineStore } from "../../shared/db/timeline.store.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import type { Actor } from "../auth/actor.ts";
 import type { CoreDeps } from "../deps.ts";
@@ -16,6 +16,10 @@ import type { CoreDeps } from "../deps.ts";
  * The timeline event was a `records` job until #26's tenth pass: a job per phase change, with
  * its outbox row, relay, Redis round and the worker's write, cost more than the change itself
  * (bench/RESULTS.md), and on SQLite the worker's write waited for the API's write lock.
+ *
+ * Everything here is sent without waiting but for two reads of a move into `launch`. Answers
+ * what is left to write: the visit's share of its month, rows every change of the workspace
+ * shares, which the caller writes among its last statements (see `PhaseDurationStore.recordNew`).
  */
 export function* queuePhaseChangeEffects(
   deps: Pick<CoreDeps, "outbox" | "workspaces"> & { phaseDurations: PhaseDurationStore; timeline: TimelineStore },
@@ -24,37 +28,53 @@ export function* queuePhaseChangeEffects(
   after: OnboardingRow,
   at: number,
   suspendedMicrosInPhase: number,
-): Flow<void> {
-  // `at` is unique per onboarding (each change is at least 1 µs after the last).
-  const source = `${after.id}:${at}`;
-  yield* deps.timeline.phaseChanged({
-    source,
-    orgId: actor.orgId,
-    customerId: after.customerId,
-    onboardingId: after.id,
-    data: JSON.stringify({ from: before.phase, to: after.phase }),
-    actor: actor.keyName,
-    at,
-  });
-  yield* deps.phaseDurations.record({
-    source,
-    orgId: actor.orgId,
-    customerId: after.customerId,
-    onboardingId: after.id,
-    from: before.phase,
-    to: after.phase,
-    at,
-    actor: actor.keyName,
-    phaseEnteredAt: before.phaseEnteredAt,
-    slaSuspendedSeconds: suspendedMicrosInPhase / 1_000_000,
-    targetMicros: after.targetLaunchAt,
-  });
+): Flow<() => Flow<void>> {
+  const { timeline, transition } = phaseChangeRecords(actor, before, after, at, suspendedMicrosInPhase);
+  yield* deps.timeline.phaseChanged(timeline);
+  const addToMonths = yield* deps.phaseDurations.recordNew(transition);
 
-  if (after.phase !== "launch" || actor.mode !== "live") return;
+  if (after.phase !== "launch" || actor.mode !== "live") return addToMonths;
   const launch = { org_id: actor.orgId, onboarding_id: after.id, customer_id: after.customerId, actor: actor.keyName, at };
   yield* deps.outbox.add(actor.orgId, "outbound", "launch.slack_dm", { ...launch, csm_id: after.csmId }, at);
   yield* deps.outbox.add(actor.orgId, "outbound", "launch.calendar_entry", launch, at);
   if (yield* deps.workspaces.launchRecapEnabled(actor.orgId)) {
     yield* deps.outbox.add(actor.orgId, "outbound", "launch.recap_email", launch, at);
   }
+  return addToMonths;
+}
+
+/** A phase change's two records: the customer's timeline event and the transition that ends the visit of `before.phase`. */
+export function phaseChangeRecords(
+  actor: Actor,
+  before: OnboardingRow,
+  after: OnboardingRow,
+  at: number,
+  suspendedMicrosInPhase: number,
+): { timeline: PhaseChangedRecord; transition: PhaseChange } {
+  // `at` is unique per onboarding (each change is at least 1 µs after the last).
+  const source = `${after.id}:${at}`;
+  return {
+    timeline: {
+      source,
+      orgId: actor.orgId,
+      customerId: after.customerId,
+      onboardingId: after.id,
+      data: JSON.stringify({ from: before.phase, to: after.phase }),
+      actor: actor.keyName,
+      at,
+    },
+    transition: {
+      source,
+      orgId: actor.orgId,
+      customerId: after.customerId,
+      onboardingId: after.id,
+      from: before.phase,
+      to: after.phase,
+      at,
+      actor: actor.keyName,
+      phaseEnteredAt: before.phaseEnteredAt,
+      slaSuspendedSeconds: suspendedMicrosInPhase / 1_000_000,
+      targetMicros: after.targetLaunchAt,
+    },
+  };
 }

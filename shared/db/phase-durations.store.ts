@@ -1,7 +1,7 @@
 import type { Phase } from "../domain.ts";
 import { activeSeconds, durationBucket, launchDelaySeconds, monthOf } from "../phase-durations.ts";
 import type { Flow } from "./flow.ts";
-import { decoder, type Sql } from "./sql.ts";
+import { decoder, insertRows, type Sql } from "./sql.ts";
 
 /** A phase change as its record is asked for: the visit it ends, and the target launch date it had then (null: none, or not known). */
 export interface PhaseChange {
@@ -38,6 +38,23 @@ export interface VisitRow {
   launchDelaySeconds: number | null;
 }
 
+/** The transitions' columns and the record's fields they hold. */
+const TRANSITION_COLUMNS = {
+  source: "source",
+  org_id: "orgId",
+  customer_id: "customerId",
+  onboarding_id: "onboardingId",
+  from_phase: "from",
+  to_phase: "to",
+  at: "at",
+  actor: "actor",
+  phase_entered_at: "phaseEnteredAt",
+  sla_suspended_seconds: "slaSuspendedSeconds",
+  active_seconds: "activeSeconds",
+  first_launch: "firstLaunch",
+  launch_delay_seconds: "launchDelaySeconds",
+} as const satisfies Record<string, keyof TransitionRecord>;
+
 const VISIT_COLUMNS = `from_phase AS "fromPhase", to_phase AS "toPhase", at, phase_entered_at AS "phaseEnteredAt",
   sla_suspended_seconds AS "slaSuspendedSeconds", active_seconds AS "activeSeconds", first_launch AS "firstLaunch", launch_delay_seconds AS "launchDelaySeconds"`;
 const visitDecoder = decoder<VisitRow>({
@@ -55,6 +72,7 @@ const visitDecoder = decoder<VisitRow>({
  * that ends the visit: the aggregate never counts a visit twice, nor misses one.
  */
 export function createPhaseDurationStore(sql: Sql) {
+  const insertMany = insertRows(sql, "phase_transitions", Object.keys(TRANSITION_COLUMNS), (t: TransitionRecord, column) => t[TRANSITION_COLUMNS[column as keyof typeof TRANSITION_COLUMNS]], "ON CONFLICT (source) DO NOTHING");
   const insert = sql.statement(
     `INSERT INTO phase_transitions (source, org_id, customer_id, onboarding_id, from_phase, to_phase, at, actor, phase_entered_at,
        sla_suspended_seconds, active_seconds, first_launch, launch_delay_seconds)
@@ -63,8 +81,8 @@ export function createPhaseDurationStore(sql: Sql) {
      ON CONFLICT (source) DO NOTHING`,
   );
   const addVisit = sql.statement(
-    `INSERT INTO phase_visit_months (org_id, month, phase, bucket, visits, active_seconds) VALUES ($orgId, $month, $phase, $bucket, 1, $activeSeconds)
-     ON CONFLICT (org_id, month, phase, bucket) DO UPDATE SET visits = phase_visit_months.visits + 1, active_seconds = phase_visit_months.active_seconds + excluded.active_seconds`,
+    `INSERT INTO phase_visit_months (org_id, month, phase, bucket, visits, active_seconds) VALUES ($orgId, $month, $phase, $bucket, $visits, $activeSeconds)
+     ON CONFLICT (org_id, month, phase, bucket) DO UPDATE SET visits = phase_visit_months.visits + excluded.visits, active_seconds = phase_visit_months.active_seconds + excluded.active_seconds`,
   );
   const addLaunch = sql.statement(
     `INSERT INTO launch_months (org_id, month, launches, on_time, late, delay_seconds) VALUES ($orgId, $month, 1, $onTime, $late, $delaySeconds)
@@ -106,29 +124,75 @@ export function createPhaseDurationStore(sql: Sql) {
     { decode: decoder({ launches: "number", onTime: "number", late: "number", delaySeconds: "number" }) },
   );
 
+  /** The change's record: its visit's active seconds and, for the onboarding's first move into `launch`, the delay against its target. */
+  function* transitionOf(change: PhaseChange): Flow<TransitionRecord> {
+    const { targetMicros, ...rest } = change;
+    const firstLaunch = change.to === "launch" && (yield* launchedBefore.get({ onboardingId: change.onboardingId })) === undefined;
+    return {
+      ...rest,
+      activeSeconds: activeSeconds(change.phaseEnteredAt, change.at, change.slaSuspendedSeconds),
+      firstLaunch,
+      launchDelaySeconds: firstLaunch ? launchDelaySeconds(change.at, targetMicros) : null,
+    };
+  }
+
+  /**
+   * Adds recorded visits to the months they ended in: one upsert per (workspace, month, phase,
+   * duration bucket), in that order, so two transactions take the rows in the same order. Sent
+   * without waiting, with the change's writes.
+   */
+  function* addToMonths(transitions: readonly TransitionRecord[]): Flow<void> {
+    const visits = new Map<string, { orgId: string; month: string; phase: string; bucket: number; visits: number; activeSeconds: number }>();
+    for (const t of transitions) {
+      const month = monthOf(t.at);
+      const bucket = durationBucket(t.activeSeconds);
+      const key = [t.orgId, month, t.from, String(bucket).padStart(6, "0")].join("\u0000");
+      const row = visits.get(key);
+      if (row) {
+        row.visits++;
+        row.activeSeconds += t.activeSeconds;
+      } else visits.set(key, { orgId: t.orgId, month, phase: t.from, bucket, visits: 1, activeSeconds: t.activeSeconds });
+    }
+    for (const key of [...visits.keys()].sort()) yield* addVisit.send(visits.get(key)!);
+    for (const t of transitions) {
+      if (!t.firstLaunch) continue;
+      const late = t.launchDelaySeconds !== null && t.launchDelaySeconds > 0;
+      yield* addLaunch.send({ orgId: t.orgId, month: monthOf(t.at), onTime: t.launchDelaySeconds === 0 ? 1 : 0, late: late ? 1 : 0, delaySeconds: late ? t.launchDelaySeconds : 0 });
+    }
+  }
+
+  /**
+   * `recordNew` for any number of changes: each change's record, sent without waiting, and the
+   * function that adds them to their months.
+   */
+  function* recordManyNew(changes: readonly PhaseChange[]): Flow<() => Flow<void>> {
+    const transitions: TransitionRecord[] = [];
+    for (const change of changes) transitions.push(yield* transitionOf(change));
+    yield* insertMany.send(transitions);
+    return () => addToMonths(transitions);
+  }
+
   return {
     /**
-     * Records the visit a phase change ends, with its active seconds and, for the onboarding's
-     * first move into `launch`, the delay against its target, and adds it to the month it ended
-     * in; a record already written (same source) changes nothing. Runs in the caller's transaction.
+     * Records the visit a phase change ends and adds it to the month it ended in; a record
+     * already written (same source) changes nothing. Runs in the caller's transaction. For a
+     * record that may have been written before (a job queued by an older version: the worker).
      */
     *record(change: PhaseChange): Flow<void> {
-      const { targetMicros, ...rest } = change;
-      const firstLaunch = change.to === "launch" && (yield* launchedBefore.get({ onboardingId: change.onboardingId })) === undefined;
-      const t: TransitionRecord = {
-        ...rest,
-        activeSeconds: activeSeconds(change.phaseEnteredAt, change.at, change.slaSuspendedSeconds),
-        firstLaunch,
-        launchDelaySeconds: firstLaunch ? launchDelaySeconds(change.at, targetMicros) : null,
-      };
+      const t = yield* transitionOf(change);
       if ((yield* insert.run({ ...t })) === 0) return;
-      const month = monthOf(t.at);
-      yield* addVisit.run({ orgId: t.orgId, month, phase: t.from, bucket: durationBucket(t.activeSeconds), activeSeconds: t.activeSeconds });
-      if (t.firstLaunch) {
-        const late = t.launchDelaySeconds !== null && t.launchDelaySeconds > 0;
-        yield* addLaunch.run({ orgId: t.orgId, month, onTime: t.launchDelaySeconds === 0 ? 1 : 0, late: late ? 1 : 0, delaySeconds: late ? t.launchDelaySeconds : 0 });
-      }
+      yield* addToMonths([t]);
     },
+    /**
+     * `record` for a change made in this transaction, whose source no record can have yet (the
+     * API's `<onboarding id>:<at>`, under the onboarding's row lock): the record is sent without
+     * waiting, and its month's rows are left to the answered function, which the change calls
+     * among its last writes. Those rows are shared by the workspace's changes, and each change
+     * holds their lock until it commits: taken last, they are held for the commit alone.
+     */
+    recordNew: (change: PhaseChange) => recordManyNew([change]),
+    /** `recordNew` for the phase changes of a batch made together (api/onboardings/onboarding-updates.together.ts). */
+    recordManyNew,
     /** Every visit the onboarding has ended, oldest first: one read of the (onboarding_id, at) index. */
     ofOnboarding: (onboardingId: string) => ofOnboarding.all({ onboardingId }),
     /** Visits of the workspace (or of one customer) that ended in [from, to), one by one: a period's partial months. */

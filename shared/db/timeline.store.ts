@@ -1,5 +1,5 @@
 import type { Flow } from "./flow.ts";
-import type { Sql } from "./sql.ts";
+import { insertRows, type Sql } from "./sql.ts";
 
 /** A timeline event on the customer for a phase change (`data`: the change as JSON). */
 export type PhaseChangedRecord = {
@@ -24,9 +24,19 @@ export function createTimelineStore(sql: Sql) {
     `INSERT INTO timeline_events (source, org_id, customer_id, onboarding_id, kind, data, actor, at)
      VALUES ($source, $orgId, $customerId, $onboardingId, 'phase_changed', $data, $actor, $at) ON CONFLICT (source) DO NOTHING`,
   );
+  const COLUMNS = { source: "source", org_id: "orgId", customer_id: "customerId", onboarding_id: "onboardingId", data: "data", actor: "actor", at: "at" } as const;
+  const phaseChangedMany = insertRows(
+    sql,
+    "timeline_events",
+    [...Object.keys(COLUMNS), "kind"],
+    (record: PhaseChangedRecord, column) => (column === "kind" ? "phase_changed" : record[COLUMNS[column as keyof typeof COLUMNS]]),
+    "ON CONFLICT (source) DO NOTHING",
+  );
   return {
     /** In the change's transaction, sent without waiting (`Statement.send`) with its other writes. */
     phaseChanged: (record: PhaseChangedRecord): Flow<void> => phaseChanged.send(record),
+    /** The same for the phase changes of a batch made together. */
+    phaseChangedMany: (records: readonly PhaseChangedRecord[]): Flow<void> => phaseChangedMany.send(records),
   };
 }
 

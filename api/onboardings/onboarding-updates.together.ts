@@ -1,0 +1,96 @@
+import { together, type Flow } from "../../shared/db/flow.ts";
+import type { EventRow, OnboardingRow } from "../../shared/db/schema.ts";
+import { newId } from "../../shared/ids.ts";
+import type { Actor } from "../auth/actor.ts";
+import { apiOrigin, eventRows } from "../events/events.service.ts";
+import type { Together } from "../http/together.ts";
+import type { RequestInput } from "../http/route.ts";
+import { isDisplayIdRef } from "../refs.ts";
+import { queueDeliveries, type WebhookTargets } from "../webhooks/webhooks.fanout.ts";
+import type { PhaseChange } from "../../shared/db/phase-durations.store.ts";
+import type { PhaseChangedRecord } from "../../shared/db/timeline.store.ts";
+import { toOnboardingResource } from "./onboardings.resource.ts";
+import type { UpdateOnboardingInput } from "./onboardings.schema.ts";
+import { planUpdate, updateEvents, type OnboardingDeps } from "./onboardings.service.ts";
+import { phaseChangeRecords } from "./phase-change-effects.ts";
+
+type UpdateInput = RequestInput<{ onboarding_ref: string }, undefined, UpdateOnboardingInput> & { actor: Actor };
+
+interface Read {
+  /** The batch's onboardings by id, as read and locked. */
+  rows: Map<string, OnboardingRow>;
+  /** Each live workspace's enabled webhook endpoints. */
+  endpoints: Map<string, WebhookTargets>;
+}
+
+/**
+ * `PATCH /api/v1/onboardings/:onboarding_ref` made together (api/http/together.ts): what
+ * `updateOnboarding` does for one request, for a batch, with the same decision (`planUpdate`)
+ * and the same records, in as many statements as one PATCH.
+ *
+ * - The onboardings are read and locked in one statement, in id order. A request whose
+ *   onboarding is missing, deleted or another workspace's leaves the batch and runs alone,
+ *   where it answers 404.
+ * - PATCHes of one onboarding in one batch apply in the order they came, each to what the one
+ *   before made, as they would one after the other; the row is written once, as the last left it.
+ * - The workspace's shared rows go last, as alone: the visits' month aggregate (one upsert per
+ *   row, in key order) and the feed positions (`appendAcross`).
+ *
+ * A move into `launch` runs alone: its launch automations read the workspace's settings and
+ * its first-launch record reads the onboarding's earlier transitions, which a batch of two
+ * launches of one onboarding would read before either is written.
+ */
+export function onboardingUpdatesTogether(deps: OnboardingDeps): Together<UpdateInput, Read> {
+  return {
+    accepts: (input) => !isDisplayIdRef(input.params.onboarding_ref) && input.body.phase !== "launch",
+
+    *read(inputs): Flow<{ alone: number[]; state: Read }> {
+      const ids = [...new Set(inputs.map((input) => input.params.onboarding_ref))];
+      // Test keys' changes go to the feed only: their workspaces' endpoints are not read for them.
+      const live = [...new Set(inputs.filter((input) => input.actor.mode === "live").map((input) => input.actor.orgId))];
+      const [found, endpoints] = yield* together(deps.onboardings.byIds(ids), deps.webhookEndpoints.enabledIn(live));
+      const rows = new Map(found.map((row) => [row.id, row]));
+      const alone = inputs.flatMap((input, i) => (rows.get(input.params.onboarding_ref)?.orgId === input.actor.orgId ? [] : [i]));
+      return { alone, state: { rows, endpoints } };
+    },
+
+    *write(inputs, { rows, endpoints }, now): Flow<string[]> {
+      const latest = new Map(rows);
+      const timeline: PhaseChangedRecord[] = [];
+      const transitions: PhaseChange[] = [];
+      const events: Omit<EventRow, "position">[] = [];
+      const deliveries = new Map<string, { id: string; type: string }[]>();
+      const bodies = inputs.map((input) => {
+        const id = input.params.onboarding_ref;
+        const current = latest.get(id)!;
+        const plan = planUpdate(current, input.body, input.actor, now);
+        if (!plan) return JSON.stringify(toOnboardingResource(current));
+        const { next, at, phaseChange } = plan;
+        latest.set(id, next);
+        if (phaseChange) {
+          const records = phaseChangeRecords(input.actor, current, next, at, phaseChange.suspendedInPhase);
+          timeline.push(records.timeline);
+          transitions.push(records.transition);
+        }
+        const { resource, events: pending } = updateEvents(current, next);
+        const origin = apiOrigin(input);
+        const orgId = input.actor.orgId;
+        const made = eventRows(origin, pending, pending.map(() => newId("evt")), now);
+        for (const event of made) events.push({ ...event, orgId });
+        if (origin.livemode && endpoints.has(orgId)) {
+          const queued = deliveries.get(orgId) ?? [];
+          for (const event of made) queued.push({ id: event.id, type: event.type });
+          deliveries.set(orgId, queued);
+        }
+        return JSON.stringify(resource);
+      });
+      if (timeline.length > 0) yield* deps.timeline.phaseChangedMany(timeline);
+      const addToMonths = transitions.length > 0 ? yield* deps.phaseDurations.recordManyNew(transitions) : null;
+      for (const [id, next] of latest) if (next !== rows.get(id)) yield* deps.onboardings.update(rows.get(id)!, next);
+      if (addToMonths) yield* addToMonths();
+      for (const [orgId, queued] of [...deliveries].sort(([a], [b]) => (a < b ? -1 : 1))) yield* queueDeliveries(deps, orgId, endpoints.get(orgId)!, queued, now);
+      yield* deps.events.appendAcross(events);
+      return bodies;
+    },
+  };
+}
