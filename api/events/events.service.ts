@@ -43,10 +43,14 @@ export interface PendingEvent {
 export function previousAttributes<T extends Record<string, unknown>>(before: T, after: T): Record<string, unknown> {
   const previous: Record<string, unknown> = {};
   for (const key of Object.keys(before)) {
-    if (key !== "updated_at" && JSON.stringify(before[key]) !== JSON.stringify(after[key])) previous[key] = before[key];
+    if (key !== "updated_at" && !sameValue(before[key], after[key])) previous[key] = before[key];
   }
   return previous;
 }
+
+/** Equal as JSON: scalars compared as they are (most fields, and a PATCH's hot path), objects by their JSON text. */
+const sameValue = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === "object" && a !== null && typeof b === "object" && b !== null && JSON.stringify(a) === JSON.stringify(b));
 
 /** The events of an update: `<kind>.updated` with what changed. */
 export const updated = <T extends PendingEvent["object"]>(kind: "customer" | "contact" | "onboarding", before: T, after: T): PendingEvent => ({
@@ -99,7 +103,7 @@ function* writeEvents(deps: EventDeps, orgId: string, origin: ChangeOrigin, targ
 /**
  * A change's events as rows of the feed (their positions still to take), with the ids given.
  * `objectsJson` holds an event's object already serialised (a response body), by index: the
- * same text, not serialised twice.
+ * same text, not serialised again (the events of one change often carry one object).
  */
 export function eventRows(
   origin: ChangeOrigin,
@@ -117,10 +121,11 @@ export function eventRows(
     actorName: origin.actor.name,
     requestId: origin.request?.id ?? null,
     idempotencyKey: origin.request?.idempotency_key ?? null,
+    // The text JSON.stringify({ object, previous_attributes }) writes, with the object's text reused.
     data:
       event.previous_attributes === undefined
         ? `{"object":${objectsJson[i] ?? JSON.stringify(event.object)}}`
-        : JSON.stringify({ object: event.object, previous_attributes: event.previous_attributes }),
+        : `{"object":${objectsJson[i] ?? JSON.stringify(event.object)},"previous_attributes":${JSON.stringify(event.previous_attributes)}}`,
     createdAt: now,
   }));
 }

@@ -73,16 +73,18 @@ export function onboardingUpdatesTogether(deps: OnboardingDeps): Together<Update
           transitions.push(records.transition);
         }
         const { resource, events: pending } = updateEvents(current, next);
+        const body = JSON.stringify(resource);
         const origin = apiOrigin(input);
         const orgId = input.actor.orgId;
-        const made = eventRows(origin, pending, pending.map(() => newId("evt")), now);
+        // Every event of an update carries the updated onboarding: its text is the response's.
+        const made = eventRows(origin, pending, pending.map(() => newId("evt")), now, pending.map(() => body));
         for (const event of made) events.push({ ...event, orgId });
         if (origin.livemode && endpoints.has(orgId)) {
           const queued = deliveries.get(orgId) ?? [];
           for (const event of made) queued.push({ id: event.id, type: event.type });
           deliveries.set(orgId, queued);
         }
-        return JSON.stringify(resource);
+        return body;
       });
       if (timeline.length > 0) yield* deps.timeline.phaseChangedMany(timeline);
       const addToMonths = transitions.length > 0 ? yield* deps.phaseDurations.recordManyNew(transitions) : null;
