@@ -102,4 +102,48 @@ describe("the API killed with SIGKILL under writes", () => {
     const positions = (await api.query<{ n: unknown }>("SELECT position AS n FROM events ORDER BY position")).map((r) => Number(r.n));
     expect(positions).toEqual(positions.map((_, i) => i + 1));
   });
+
+  test("onboardings updated in batches: after a kill mid-batch, every phase change that committed has all its records, and none is half there", async () => {
+    api = await startApiProcess();
+    const call = (method: string, path: string, body: unknown) => fetch(`${api!.base}${path}`, { method, headers: api!.headers, body: JSON.stringify(body) });
+    const customer = ((await (await call("POST", "/api/v1/customers", { name: "Batch Co" })).json()) as { id: string }).id;
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push(((await (await call("POST", "/api/v1/onboardings", { customer_id: customer })).json()) as { id: string }).id);
+    const acknowledged: string[] = [];
+    let stop = false;
+    // Sixteen callers at once, each moving onboardings back and forth: their PATCHes go in batches.
+    const lanes = Array.from({ length: 16 }, async (_, lane) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          const r = await call("PATCH", `/api/v1/onboardings/${ids[(lane + 16 * i) % ids.length]}`, { phase: i % 2 ? "program_design" : "review", notes: `lane ${lane} #${i}` });
+          if (r.status === 200) acknowledged.push(r.headers.get("request-id")!);
+        } catch {
+          return; // the process is gone
+        }
+      }
+    });
+    while (acknowledged.length < 150) await Bun.sleep(5);
+    api.child.kill("SIGKILL");
+    await api.child.exited;
+    stop = true;
+    await Promise.all(lanes);
+
+    // Every acknowledged PATCH committed, with its events and its activity entry.
+    const requests = new Set((await api.query<{ request_id: string }>("SELECT DISTINCT request_id FROM events WHERE type = 'onboarding.updated'")).map((r) => r.request_id));
+    for (const id of acknowledged) expect(requests.has(id)).toBe(true);
+    expect(await api.count("events", "type = 'onboarding.updated' AND request_id NOT IN (SELECT request_id FROM activity_entries)")).toBe(0);
+    // Each onboarding: one transition, one timeline event and one phase_changed event per phase change, the last one's phase its own.
+    for (const id of ids) {
+      const transitions = await api.query<{ to_phase: string }>("SELECT to_phase FROM phase_transitions WHERE onboarding_id = ? ORDER BY at", id);
+      expect(await api.count("timeline_events", "onboarding_id = ?", id)).toBe(transitions.length);
+      expect(await api.count("events", "object_id = ? AND type = 'onboarding.phase_changed'", id)).toBe(transitions.length);
+      const phase = (await api.query<{ phase: string }>("SELECT phase FROM onboardings WHERE id = ?", id))[0]!.phase;
+      expect(phase).toBe(transitions.at(-1)?.to_phase ?? "before_getting_started");
+    }
+    // The month aggregate counts each transition once; the feed's positions are in a row.
+    const visits = Number((await api.query<{ n: unknown }>("SELECT coalesce(sum(visits), 0) AS n FROM phase_visit_months"))[0]!.n);
+    expect(visits).toBe(await api.count("phase_transitions"));
+    const positions = (await api.query<{ n: unknown }>("SELECT position AS n FROM events ORDER BY position")).map((r) => Number(r.n));
+    expect(positions).toEqual(positions.map((_, i) => i + 1));
+  });
 });

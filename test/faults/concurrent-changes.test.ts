@@ -6,7 +6,11 @@ import { startApiProcess, type ApiProcess } from "../support/api-process.ts";
  * it on SQLite and on PostgreSQL): a PATCH reads the onboarding, decides whether its phase
  * changed, and writes it with the phase change's records and launch automations. Two identical
  * PATCHes at once must change the phase once: one transition record, one DM to the CSM. On
- * PostgreSQL (READ COMMITTED) that holds only because the read locks the row.
+ * PostgreSQL (READ COMMITTED) that holds only because the read locks the row. A move into
+ * `launch` runs alone; a move elsewhere goes in the process's batch of PATCHes made together
+ * (api/onboardings/onboarding-updates.together.ts), where the two copies may meet in one batch
+ * (the second applies to what the first made) or in two processes' batches (the second reads
+ * what the first committed): either way once.
  */
 const running: ApiProcess[] = [];
 afterEach(async () => {
@@ -25,9 +29,9 @@ async function onboardingsOf(api: ApiProcess): Promise<string[]> {
   return ids;
 }
 
-async function racePatches(first: ApiProcess, second: ApiProcess, ids: string[]) {
+async function racePatches(first: ApiProcess, second: ApiProcess, ids: string[], phase: "launch" | "review" = "launch") {
   const patch = (api: ApiProcess, id: string) =>
-    fetch(`${api.base}/api/v1/onboardings/${id}`, { method: "PATCH", headers: api.headers, body: JSON.stringify({ phase: "launch" }) }).then((r) => r.status);
+    fetch(`${api.base}/api/v1/onboardings/${id}`, { method: "PATCH", headers: api.headers, body: JSON.stringify({ phase }) }).then((r) => r.status);
   const statuses = (await Promise.all(ids.map((id) => Promise.all([patch(first, id), patch(second, id)])))).flat();
   expect(statuses.every((s) => s === 200)).toBe(true);
   const per = async (name: string) =>
@@ -37,12 +41,16 @@ async function racePatches(first: ApiProcess, second: ApiProcess, ids: string[])
   let timeline = 0;
   for (const id of ids) transitions += await first.database.count("phase_transitions", "onboarding_id = ?", id);
   for (const id of ids) timeline += await first.database.count("timeline_events", "onboarding_id = ?", id);
+  const launches = phase === "launch" ? ids.length : 0;
   expect({ transitions, timeline, dms: await per("launch.slack_dm"), calendar: await per("launch.calendar_entry") }).toEqual({
     transitions: ids.length,
     timeline: ids.length,
-    dms: ids.length,
-    calendar: ids.length,
+    dms: launches,
+    calendar: launches,
   });
+  // One onboarding.phase_changed event per onboarding.
+  for (const id of ids) expect(await first.database.count("events", "object_id = ? AND type = ?", id, "onboarding.phase_changed")).toBe(1);
+  if (phase !== "launch") return;
   // Each onboarding has exactly one of each, not one onboarding two and another none.
   for (const id of ids) expect(await first.database.count("outbox", "name = ? AND payload LIKE ?", "launch.slack_dm", `%"${id}"%`)).toBe(1);
 }
@@ -60,6 +68,20 @@ describe("identical changes at the same moment apply once", () => {
     const second = await startApiProcess({ beside: first });
     running.push(second);
     await racePatches(first, second, await onboardingsOf(first));
+  });
+
+  test("two PATCHes to review at once (made together) on one process: one phase change, one transition record each", async () => {
+    const api = await startApiProcess();
+    running.push(api);
+    await racePatches(api, api, await onboardingsOf(api), "review");
+  });
+
+  test("two PATCHes to review at once on two API processes over one database, each in its own batch", async () => {
+    const first = await startApiProcess();
+    running.push(first);
+    const second = await startApiProcess({ beside: first });
+    running.push(second);
+    await racePatches(first, second, await onboardingsOf(first), "review");
   });
 
   test("one slug asked for by ten creates and ten renames at once: one gets it, every other answers 409 slug_taken, none 500", async () => {
