@@ -163,7 +163,9 @@ export function createPhaseDurationStore(sql: Sql) {
 
   /**
    * `recordNew` for any number of changes: each change's record, sent without waiting, and the
-   * function that adds them to their months.
+   * function that adds them to their months. Each move into `launch` reads the onboarding's
+   * earlier transitions before any of these is written: two of one onboarding in one call would
+   * both count as its first launch (the batch of PATCHes leaves launches to run alone).
    */
   function* recordManyNew(changes: readonly PhaseChange[]): Flow<() => Flow<void>> {
     const transitions: TransitionRecord[] = [];

@@ -20,12 +20,8 @@ export type PhaseChangedRecord = {
  * change or a job written twice is written once.
  */
 export function createTimelineStore(sql: Sql) {
-  const phaseChanged = sql.statement(
-    `INSERT INTO timeline_events (source, org_id, customer_id, onboarding_id, kind, data, actor, at)
-     VALUES ($source, $orgId, $customerId, $onboardingId, 'phase_changed', $data, $actor, $at) ON CONFLICT (source) DO NOTHING`,
-  );
   const COLUMNS = { source: "source", org_id: "orgId", customer_id: "customerId", onboarding_id: "onboardingId", data: "data", actor: "actor", at: "at" } as const;
-  const phaseChangedMany = insertRows(
+  const phaseChanged = insertRows(
     sql,
     "timeline_events",
     [...Object.keys(COLUMNS), "kind"],
@@ -34,9 +30,9 @@ export function createTimelineStore(sql: Sql) {
   );
   return {
     /** In the change's transaction, sent without waiting (`Statement.send`) with its other writes. */
-    phaseChanged: (record: PhaseChangedRecord): Flow<void> => phaseChanged.send(record),
+    phaseChanged: (record: PhaseChangedRecord): Flow<void> => phaseChanged.send([record]),
     /** The same for the phase changes of a batch made together. */
-    phaseChangedMany: (records: readonly PhaseChangedRecord[]): Flow<void> => phaseChangedMany.send(records),
+    phaseChangedMany: (records: readonly PhaseChangedRecord[]): Flow<void> => phaseChanged.send(records),
   };
 }
 

@@ -15,29 +15,43 @@ afterEach(async () => {
   api = undefined;
 });
 
+/**
+ * `lanes` callers, each sending request after request (`send(lane, i)`), until `enough()`; then
+ * the API is killed with SIGKILL. Resolves once every caller has seen the process gone.
+ */
+async function killUnderLoad(process: ApiProcess, lanes: number, send: (lane: number, i: number) => Promise<void>, enough: () => boolean): Promise<void> {
+  let stop = false;
+  const callers = Array.from({ length: lanes }, async (_, lane) => {
+    for (let i = 0; !stop; i++) {
+      try {
+        await send(lane, i);
+      } catch {
+        return; // the process is gone
+      }
+    }
+  });
+  while (!enough()) await Bun.sleep(5);
+  process.child.kill("SIGKILL");
+  await process.child.exited;
+  stop = true;
+  await Promise.all(callers);
+}
+
 describe("the API killed with SIGKILL under writes", () => {
   test("every customer that was created has its activity entry, keyed or not, and every acknowledged create is there", async () => {
     api = await startApiProcess();
     const acknowledged: string[] = [];
-    let stop = false;
-    const writer = async (lane: number) => {
-      for (let i = 0; !stop; i++) {
-        try {
-          // Half the lanes send an Idempotency-Key: the claim commits in the create's transaction.
-          const headers = lane % 2 ? { ...api!.headers, "idempotency-key": `lane-${lane}-${i}` } : api!.headers;
-          const r = await fetch(`${api!.base}/api/v1/customers`, { method: "POST", headers, body: JSON.stringify({ name: `Lane ${lane} #${i}` }) });
-          if (r.status === 201) acknowledged.push(r.headers.get("request-id")!);
-        } catch {
-          return; // the process is gone
-        }
-      }
-    };
-    const lanes = Array.from({ length: 8 }, (_, lane) => writer(lane));
-    while (acknowledged.length < 300) await Bun.sleep(5);
-    api.child.kill("SIGKILL");
-    await api.child.exited;
-    stop = true;
-    await Promise.all(lanes);
+    await killUnderLoad(
+      api,
+      8,
+      async (lane, i) => {
+        // Half the lanes send an Idempotency-Key: the claim commits in the create's transaction.
+        const headers = lane % 2 ? { ...api!.headers, "idempotency-key": `lane-${lane}-${i}` } : api!.headers;
+        const r = await fetch(`${api!.base}/api/v1/customers`, { method: "POST", headers, body: JSON.stringify({ name: `Lane ${lane} #${i}` }) });
+        if (r.status === 201) acknowledged.push(r.headers.get("request-id")!);
+      },
+      () => acknowledged.length >= 300,
+    );
 
     const customers = await api.count("customers");
     const entries = await api.count("activity_entries", "method = 'POST' AND status = 201");
@@ -54,25 +68,18 @@ describe("the API killed with SIGKILL under writes", () => {
     const customer = ((await (await fetch(`${api.base}/api/v1/customers`, { method: "POST", headers: api.headers, body: JSON.stringify({ name: "Batch Co" }) })).json()) as { id: string }).id;
     const sent: string[] = [];
     const acknowledged = new Map<string, string>();
-    let stop = false;
     // Sixteen callers at once: their creates go in batches.
-    const lanes = Array.from({ length: 16 }, async (_, lane) => {
-      for (let i = 0; !stop; i++) {
+    await killUnderLoad(
+      api,
+      16,
+      async (lane, i) => {
         const key = `batch-${lane}-${i}`;
         sent.push(key);
-        try {
-          const r = await post(api!.base, key, { customer_id: customer, notes: key });
-          if (r.status === 201) acknowledged.set(key, ((await r.json()) as { id: string }).id);
-        } catch {
-          return; // the process is gone
-        }
-      }
-    });
-    while (acknowledged.size < 150) await Bun.sleep(5);
-    api.child.kill("SIGKILL");
-    await api.child.exited;
-    stop = true;
-    await Promise.all(lanes);
+        const r = await post(api!.base, key, { customer_id: customer, notes: key });
+        if (r.status === 201) acknowledged.set(key, ((await r.json()) as { id: string }).id);
+      },
+      () => acknowledged.size >= 150,
+    );
     expect(sent.length).toBeGreaterThan(acknowledged.size); // some were in a batch the kill cut off
 
     // Started again on the same database, every key is sent again, sixteen at a time.
@@ -110,23 +117,16 @@ describe("the API killed with SIGKILL under writes", () => {
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) ids.push(((await (await call("POST", "/api/v1/onboardings", { customer_id: customer })).json()) as { id: string }).id);
     const acknowledged: string[] = [];
-    let stop = false;
     // Sixteen callers at once, each moving onboardings back and forth: their PATCHes go in batches.
-    const lanes = Array.from({ length: 16 }, async (_, lane) => {
-      for (let i = 0; !stop; i++) {
-        try {
-          const r = await call("PATCH", `/api/v1/onboardings/${ids[(lane + 16 * i) % ids.length]}`, { phase: i % 2 ? "program_design" : "review", notes: `lane ${lane} #${i}` });
-          if (r.status === 200) acknowledged.push(r.headers.get("request-id")!);
-        } catch {
-          return; // the process is gone
-        }
-      }
-    });
-    while (acknowledged.length < 150) await Bun.sleep(5);
-    api.child.kill("SIGKILL");
-    await api.child.exited;
-    stop = true;
-    await Promise.all(lanes);
+    await killUnderLoad(
+      api,
+      16,
+      async (lane, i) => {
+        const r = await call("PATCH", `/api/v1/onboardings/${ids[(lane + 16 * i) % ids.length]}`, { phase: i % 2 ? "program_design" : "review", notes: `lane ${lane} #${i}` });
+        if (r.status === 200) acknowledged.push(r.headers.get("request-id")!);
+      },
+      () => acknowledged.length >= 150,
+    );
 
     // Every acknowledged PATCH committed, with its events and its activity entry.
     const requests = new Set((await api.query<{ request_id: string }>("SELECT DISTINCT request_id FROM events WHERE type = 'onboarding.updated'")).map((r) => r.request_id));
