@@ -6,7 +6,7 @@ import { apiOrigin, eventRows } from "../events/events.service.ts";
 import type { Together } from "../http/together.ts";
 import type { RequestInput } from "../http/route.ts";
 import { isDisplayIdRef } from "../refs.ts";
-import { queueDeliveries, type WebhookTargets } from "../webhooks/webhooks.fanout.ts";
+import { queueDeliveriesAcross, type WebhookTargets } from "../webhooks/webhooks.fanout.ts";
 import type { PhaseChange } from "../../shared/db/phase-durations.store.ts";
 import type { PhaseChangedRecord } from "../../shared/db/timeline.store.ts";
 import { toOnboardingResource } from "./onboardings.resource.ts";
@@ -59,7 +59,6 @@ export function onboardingUpdatesTogether(deps: OnboardingDeps): Together<Update
       const timeline: PhaseChangedRecord[] = [];
       const transitions: PhaseChange[] = [];
       const events: Omit<EventRow, "position">[] = [];
-      const deliveries = new Map<string, { id: string; type: string }[]>();
       const bodies = inputs.map((input) => {
         const id = input.params.onboarding_ref;
         const current = latest.get(id)!;
@@ -74,23 +73,16 @@ export function onboardingUpdatesTogether(deps: OnboardingDeps): Together<Update
         }
         const { resource, events: pending } = updateEvents(current, next);
         const body = JSON.stringify(resource);
-        const origin = apiOrigin(input);
-        const orgId = input.actor.orgId;
         // Every event of an update carries the updated onboarding: its text is the response's.
-        const made = eventRows(origin, pending, pending.map(() => newId("evt")), now, pending.map(() => body));
-        for (const event of made) events.push({ ...event, orgId });
-        if (origin.livemode && endpoints.has(orgId)) {
-          const queued = deliveries.get(orgId) ?? [];
-          for (const event of made) queued.push({ id: event.id, type: event.type });
-          deliveries.set(orgId, queued);
-        }
+        const made = eventRows(apiOrigin(input), pending, pending.map(() => newId("evt")), now, pending.map(() => body));
+        for (const event of made) events.push({ ...event, orgId: input.actor.orgId });
         return body;
       });
       if (timeline.length > 0) yield* deps.timeline.phaseChangedMany(timeline);
       const addToMonths = transitions.length > 0 ? yield* deps.phaseDurations.recordManyNew(transitions) : null;
       for (const [id, next] of latest) if (next !== rows.get(id)) yield* deps.onboardings.update(rows.get(id)!, next);
       if (addToMonths) yield* addToMonths();
-      for (const [orgId, queued] of [...deliveries].sort(([a], [b]) => (a < b ? -1 : 1))) yield* queueDeliveries(deps, orgId, endpoints.get(orgId)!, queued, now);
+      yield* queueDeliveriesAcross(deps, endpoints, events, now);
       yield* deps.events.appendAcross(events);
       return bodies;
     },

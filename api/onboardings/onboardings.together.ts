@@ -7,7 +7,7 @@ import type { Together } from "../http/together.ts";
 import type { RequestInput } from "../http/route.ts";
 import { isDisplayIdRef } from "../refs.ts";
 import type { NextSequenceBlocks, SequenceBlock } from "../sequences.store.ts";
-import { queueDeliveries, type WebhookTargets } from "../webhooks/webhooks.fanout.ts";
+import { queueDeliveriesAcross, type WebhookTargets } from "../webhooks/webhooks.fanout.ts";
 import { toOnboardingResource } from "./onboardings.resource.ts";
 import type { CreateOnboardingInput } from "./onboardings.schema.ts";
 import { newOnboarding, type OnboardingDeps } from "./onboardings.service.ts";
@@ -59,20 +59,12 @@ export function onboardingsTogether(deps: OnboardingDeps & { sequenceBlocks: Nex
       });
       const resources = rows.map(toOnboardingResource);
       const bodies = resources.map((resource) => JSON.stringify(resource));
-      const events: Omit<EventRow, "position">[] = [];
-      const deliveries = new Map<string, { id: string; type: string }[]>();
-      inputs.forEach((input, i) => {
-        const origin = apiOrigin(input);
-        const [event] = eventRows(origin, [{ type: "onboarding.created", object: resources[i]! }], [newId("evt")], now, [bodies[i]]);
-        events.push({ ...event!, orgId: input.actor.orgId });
-        if (origin.livemode && endpoints.has(input.actor.orgId)) {
-          const queued = deliveries.get(input.actor.orgId) ?? [];
-          queued.push({ id: event!.id, type: event!.type });
-          deliveries.set(input.actor.orgId, queued);
-        }
+      const events: Omit<EventRow, "position">[] = inputs.map((input, i) => {
+        const [event] = eventRows(apiOrigin(input), [{ type: "onboarding.created", object: resources[i]! }], [newId("evt")], now, [bodies[i]]);
+        return { ...event!, orgId: input.actor.orgId };
       });
       yield* deps.onboardings.insertMany(rows);
-      for (const [orgId, queued] of deliveries) yield* queueDeliveries(deps, orgId, endpoints.get(orgId)!, queued, now);
+      yield* queueDeliveriesAcross(deps, endpoints, events, now);
       yield* deps.events.appendAcross(events);
       return bodies;
     },

@@ -32,3 +32,24 @@ export function* queueDeliveries(
   );
   yield* deps.outbox.addMany(orgId, "webhooks", "webhook.deliver", jobs, now);
 }
+
+/**
+ * `queueDeliveries` for the events of a batch of changes made together (api/http/together.ts),
+ * of several workspaces: each workspace's live events, for its endpoints (`endpoints`, read for
+ * the batch's live workspaces), in workspace order.
+ */
+export function* queueDeliveriesAcross(
+  deps: { outbox: CoreDeps["outbox"] },
+  endpoints: ReadonlyMap<string, WebhookTargets>,
+  events: readonly { orgId: string; id: string; type: string; livemode: boolean }[],
+  now: number,
+): Flow<void> {
+  const byWorkspace = new Map<string, { id: string; type: string }[]>();
+  for (const event of events) {
+    if (!event.livemode || !endpoints.has(event.orgId)) continue;
+    const queued = byWorkspace.get(event.orgId);
+    if (queued) queued.push(event);
+    else byWorkspace.set(event.orgId, [event]);
+  }
+  for (const orgId of [...byWorkspace.keys()].sort()) yield* queueDeliveries(deps, orgId, endpoints.get(orgId)!, byWorkspace.get(orgId)!, now);
+}

@@ -72,13 +72,13 @@ const visitDecoder = decoder<VisitRow>({
  * that ends the visit: the aggregate never counts a visit twice, nor misses one.
  */
 export function createPhaseDurationStore(sql: Sql) {
-  const insertMany = insertRows(sql, "phase_transitions", Object.keys(TRANSITION_COLUMNS), (t: TransitionRecord, column) => t[TRANSITION_COLUMNS[column as keyof typeof TRANSITION_COLUMNS]], "ON CONFLICT (source) DO NOTHING");
-  const insert = sql.statement(
-    `INSERT INTO phase_transitions (source, org_id, customer_id, onboarding_id, from_phase, to_phase, at, actor, phase_entered_at,
-       sla_suspended_seconds, active_seconds, first_launch, launch_delay_seconds)
-     VALUES ($source, $orgId, $customerId, $onboardingId, $from, $to, $at, $actor, $phaseEnteredAt,
-       $slaSuspendedSeconds, $activeSeconds, $firstLaunch, $launchDelaySeconds)
-     ON CONFLICT (source) DO NOTHING`,
+  // A record already written (same source) is skipped: the answer counts the rows written.
+  const insertTransitions = insertRows(
+    sql,
+    "phase_transitions",
+    Object.keys(TRANSITION_COLUMNS),
+    (t: TransitionRecord, column) => t[TRANSITION_COLUMNS[column as keyof typeof TRANSITION_COLUMNS]],
+    "ON CONFLICT (source) DO NOTHING",
   );
   const addVisit = sql.statement(
     `INSERT INTO phase_visit_months (org_id, month, phase, bucket, visits, active_seconds) VALUES ($orgId, $month, $phase, $bucket, $visits, $activeSeconds)
@@ -170,7 +170,7 @@ export function createPhaseDurationStore(sql: Sql) {
   function* recordManyNew(changes: readonly PhaseChange[]): Flow<() => Flow<void>> {
     const transitions: TransitionRecord[] = [];
     for (const change of changes) transitions.push(yield* transitionOf(change));
-    yield* insertMany.send(transitions);
+    yield* insertTransitions.send(transitions);
     return () => addToMonths(transitions);
   }
 
@@ -182,7 +182,7 @@ export function createPhaseDurationStore(sql: Sql) {
      */
     *record(change: PhaseChange): Flow<void> {
       const t = yield* transitionOf(change);
-      if ((yield* insert.run({ ...t })) === 0) return;
+      if ((yield* insertTransitions([t])) === 0) return;
       yield* addToMonths([t]);
     },
     /**
