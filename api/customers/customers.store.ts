@@ -1,6 +1,6 @@
 import type { Flow } from "../../shared/db/flow.ts";
 import { contacts, customers, onboardings, type ContactRow, type CustomerRow, type OnboardingRow } from "../../shared/db/schema.ts";
-import { jsonRows, rowOf, type Lock, type Params, type Sql } from "../../shared/db/sql.ts";
+import { jsonList, rowOf, type Lock, type Params, type Sql } from "../../shared/db/sql.ts";
 import { slugTaken } from "./customers.errors.ts";
 
 /**
@@ -27,7 +27,7 @@ export function createCustomerStore(sql: Sql) {
   const locked = { update: lookups("update"), share: lookups("share") };
   // The customers a batch of new records refers to, by id, under the shared lock (`share`).
   const referred = sql.statement<{ id: string; orgId: string }>(
-    `SELECT id, org_id AS "orgId" FROM customers WHERE deleted_at IS NULL AND id IN (SELECT refs."id" FROM ${sql.rowSet("refs", { id: "text" })})`,
+    `SELECT id, org_id AS "orgId" FROM customers WHERE deleted_at IS NULL AND ${sql.oneOf("id", "refs")}`,
     { lock: "share" },
   );
   const slugInUse = sql.statement(`SELECT id FROM customers WHERE ${live} AND slug = $slug`);
@@ -62,7 +62,7 @@ export function createCustomerStore(sql: Sql) {
     byId: (orgId: string, id: string, lock: CustomerLock = "update") => locked[lock].byId.get({ orgId, id }),
     byDisplayId: (orgId: string, displayId: number, lock: CustomerLock = "update") => locked[lock].byDisplayId.get({ orgId, displayId }),
     /** Live customers of any workspace among `ids`, locked `share` in a transaction: the caller checks each one's workspace. */
-    referredTo: (ids: readonly string[]) => referred.all({ refs: jsonRows(ids.map((id) => ({ id }))) }),
+    referredTo: (ids: readonly string[]) => referred.all({ refs: jsonList(ids) }),
     *slugInUse(orgId: string, slug: string): Flow<boolean> {
       return (yield* slugInUse.get({ orgId, slug })) !== undefined;
     },

@@ -1,6 +1,6 @@
 import { getTableColumns } from "drizzle-orm";
 import { onboardings as o, type OnboardingRow } from "../../shared/db/schema.ts";
-import { col, insertRows, jsonRows, rowOf, type Sql } from "../../shared/db/sql.ts";
+import { col, insertRows, jsonList, rowOf, type Sql } from "../../shared/db/sql.ts";
 
 const IMMUTABLE = new Set<string>(["id", "orgId", "customerId", "displayId", "createdAt", "startedAt", "deletedAt"]);
 /** Distinct sets of changed columns given an UPDATE of their own (see `update`). */
@@ -23,7 +23,7 @@ export function createOnboardingStore(sql: Sql) {
   const byDisplayId = sql.statement(`SELECT ${columns} FROM onboardings WHERE ${live} AND display_id = $displayId`, { decode, lock: "update" });
   // A batch's onboardings, locked in id order: two batches (of two API processes) lock their rows in the same order.
   const byIds = sql.statement(
-    `SELECT ${columns} FROM onboardings WHERE deleted_at IS NULL AND id IN (SELECT ids."id" FROM ${sql.rowSet("ids", { id: "text" })}) ORDER BY id`,
+    `SELECT ${columns} FROM onboardings WHERE deleted_at IS NULL AND ${sql.oneOf("id", "ids")} ORDER BY id`,
     { decode, lock: "update" },
   );
 
@@ -71,7 +71,7 @@ export function createOnboardingStore(sql: Sql) {
     byId: (orgId: string, id: string) => byId.get({ orgId, id }),
     byDisplayId: (orgId: string, displayId: number) => byDisplayId.get({ orgId, displayId }),
     /** Live onboardings by id, of any workspace (the caller tells whose each is), locked like `byId`. */
-    byIds: (ids: readonly string[]) => byIds.all({ ids: jsonRows(ids.map((id) => ({ id }))) }),
+    byIds: (ids: readonly string[]) => byIds.all({ ids: jsonList(ids) }),
     page(orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number) {
       const params: Record<string, string | number> = { orgId, before, limit };
       if (customerId !== null) params.customerId = customerId;

@@ -1,6 +1,6 @@
 import type { Flow } from "./flow.ts";
 import { webhookAttempts, webhookEndpoints, type WebhookEndpointRow } from "./schema.ts";
-import { decoder, jsonRows, rowOf, type Sql } from "./sql.ts";
+import { decoder, jsonList, rowOf, type Sql } from "./sql.ts";
 
 /** An enabled endpoint as a change's events need it: what it subscribes to, parsed. */
 const target = (row: { id: string; enabledEvents: string }) => ({ id: row.id, enabledEvents: JSON.parse(row.enabledEvents) as string[] });
@@ -24,7 +24,7 @@ export function createWebhookEndpointStore(sql: Sql) {
   );
   const enabledIn = sql.statement<{ orgId: string; id: string; enabledEvents: string }>(
     `SELECT org_id AS "orgId", id, enabled_events AS "enabledEvents" FROM webhook_endpoints
-     WHERE status = 'enabled' AND org_id IN (SELECT orgs."orgId" FROM ${sql.rowSet("orgs", { orgId: "text" })})`,
+     WHERE status = 'enabled' AND ${sql.oneOf("org_id", "orgs")}`,
   );
   const update = sql.statement(
     `UPDATE webhook_endpoints SET url = $url, description = $description, enabled_events = $enabledEvents, status = $status,
@@ -68,7 +68,7 @@ export function createWebhookEndpointStore(sql: Sql) {
     *enabledIn(orgIds: readonly string[]): Flow<Map<string, { id: string; enabledEvents: string[] }[]>> {
       const byOrg = new Map<string, { id: string; enabledEvents: string[] }[]>();
       if (orgIds.length === 0) return byOrg;
-      for (const row of yield* enabledIn.all({ orgs: jsonRows(orgIds.map((orgId) => ({ orgId }))) })) {
+      for (const row of yield* enabledIn.all({ orgs: jsonList(orgIds) })) {
         const list = byOrg.get(row.orgId) ?? [];
         list.push(target(row));
         byOrg.set(row.orgId, list);
