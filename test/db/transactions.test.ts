@@ -324,3 +324,33 @@ describe("rows appended (appendRows)", () => {
     }
   });
 });
+
+describe("rows looked up by a batch's keys (Sql.oneOf)", () => {
+  // PostgreSQL reckons a JSON set-returning function at 100 rows: `IN (SELECT … FROM
+  // json_to_recordset(…))` was planned, once generic, as a sequential scan of a table of a few
+  // thousand rows, per batch. `oneOf` must be found through the key's index whatever the plan.
+  test.skipIf(testEngine() !== "postgres")("on PostgreSQL, the generic plan reads the key's index, not the table", async () => {
+    const { sql } = t.database;
+    const statement = (text: string) => sql.statement<Record<string, unknown>>(text);
+    const plan = await run(
+      t.database.transaction(function* () {
+        yield* statement("CREATE TEMP TABLE probe_rows (id text PRIMARY KEY, payload text) ON COMMIT DROP").run();
+        yield* statement("INSERT INTO probe_rows SELECT 'row_' || g, repeat('x', 200) FROM generate_series(1, 5000) AS g").run();
+        yield* statement("ANALYZE probe_rows").run();
+        yield* statement("SET LOCAL plan_cache_mode = force_generic_plan").run();
+        yield* statement(`PREPARE probe_lookup(text) AS SELECT id FROM probe_rows WHERE ${sql.oneOf("id", "ids").replace("$ids", "$1")}`).run();
+        const rows = yield* statement(`EXPLAIN EXECUTE probe_lookup('["row_7", "row_4000"]')`).all();
+        yield* statement("DEALLOCATE probe_lookup").run();
+        return rows.map((row) => String(Object.values(row)[0])).join("\n");
+      }),
+    );
+    expect(plan).toContain("Index");
+    expect(plan).not.toContain("Seq Scan");
+  });
+
+  test("finds exactly the rows whose key is in the list, on either engine", async () => {
+    const org = await orgId();
+    const found = await run(t.database.transaction(() => t.database.sql.statement<{ id: string }>(`SELECT id FROM organizations WHERE ${t.database.sql.oneOf("id", "ids")}`).all({ ids: JSON.stringify([org, "org_missing"]) })));
+    expect(found.map((row) => row.id)).toEqual([org]);
+  });
+});
