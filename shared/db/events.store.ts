@@ -1,6 +1,6 @@
 import type { Flow } from "./flow.ts";
 import { events, type EventRow } from "./schema.ts";
-import { decoder, insertRows, jsonRows, rowOf, type Sql } from "./sql.ts";
+import { decoder, insertFields, jsonRows, rowOf, type Sql } from "./sql.ts";
 
 /** The table's columns and the row's fields they hold. */
 const COLUMNS = {
@@ -46,14 +46,9 @@ export function createEventStore(sql: Sql) {
   // position is read from the row the upsert above just moved (its `position` parameter is its
   // offset from the last position taken), so the change never waits for the upsert's answer:
   // both are sent without waiting, with the change's other writes.
-  const insertMany = insertRows(
-    sql,
-    "events",
-    Object.keys(COLUMNS),
-    // `position` holds the row's offset from the workspace's last position (0 for a change's last event).
-    (row: EventRow, column) => row[COLUMNS[column as keyof typeof COLUMNS]],
-    "",
-    (column, param, i) => (column === "position" ? `(SELECT last_position FROM event_positions WHERE org_id = $org_id_${i}) + ${param}` : param),
+  // `position` holds the row's offset from the workspace's last position (0 for a change's last event).
+  const insertMany = insertFields<EventRow>(sql, "events", COLUMNS, "", (column, param, i) =>
+    column === "position" ? `(SELECT last_position FROM event_positions WHERE org_id = $org_id_${i}) + ${param}` : param,
   );
   const head = sql.statement<{ last: number }>(`SELECT last_position AS "last" FROM event_positions WHERE org_id = $orgId`, { decode: decoder({ last: "number" }) });
   const oldest = sql.statement<{ position: number | null }>(`SELECT min(position) AS "position" FROM events WHERE org_id = $orgId`, {

@@ -1,6 +1,6 @@
 import type { JobName, JobPayload, QueueName } from "../jobs/catalog.ts";
 import type { Flow } from "./flow.ts";
-import { insertRows, type Sql } from "./sql.ts";
+import { insertFields, type Sql } from "./sql.ts";
 
 interface OutboxInsert {
   orgId: string | null;
@@ -19,7 +19,7 @@ const COLUMNS = { org_id: "orgId", queue: "queue", name: "name", payload: "paylo
  */
 export function createOutboxWriter(sql: Sql, onWrite: () => void = () => {}) {
   const insert = sql.statement(`INSERT INTO outbox (org_id, queue, name, payload, created_at) VALUES ($orgId, $queue, $name, $payload, $createdAt)`);
-  const insertMany = insertRows(sql, "outbox", Object.keys(COLUMNS), (row: OutboxInsert, column) => row[COLUMNS[column as keyof typeof COLUMNS]]);
+  const insertMany = insertFields<OutboxInsert>(sql, "outbox", COLUMNS);
   return {
     *add<Q extends QueueName, N extends JobName<Q>>(orgId: string | null, queue: Q, name: N, payload: JobPayload<Q, N>, now: number): Flow<void> {
       yield* insert.send({ orgId, queue, name, payload: JSON.stringify(payload), createdAt: now });

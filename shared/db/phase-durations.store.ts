@@ -1,7 +1,7 @@
 import type { Phase } from "../domain.ts";
 import { activeSeconds, durationBucket, launchDelaySeconds, monthOf } from "../phase-durations.ts";
 import type { Flow } from "./flow.ts";
-import { decoder, insertRows, type Sql } from "./sql.ts";
+import { decoder, insertFields, type Sql } from "./sql.ts";
 
 /** A phase change as its record is asked for: the visit it ends, and the target launch date it had then (null: none, or not known). */
 export interface PhaseChange {
@@ -73,13 +73,7 @@ const visitDecoder = decoder<VisitRow>({
  */
 export function createPhaseDurationStore(sql: Sql) {
   // A record already written (same source) is skipped: the answer counts the rows written.
-  const insertTransitions = insertRows(
-    sql,
-    "phase_transitions",
-    Object.keys(TRANSITION_COLUMNS),
-    (t: TransitionRecord, column) => t[TRANSITION_COLUMNS[column as keyof typeof TRANSITION_COLUMNS]],
-    "ON CONFLICT (source) DO NOTHING",
-  );
+  const insertTransitions = insertFields<TransitionRecord>(sql, "phase_transitions", TRANSITION_COLUMNS, "ON CONFLICT (source) DO NOTHING");
   const addVisit = sql.statement(
     `INSERT INTO phase_visit_months (org_id, month, phase, bucket, visits, active_seconds) VALUES ($orgId, $month, $phase, $bucket, $visits, $activeSeconds)
      ON CONFLICT (org_id, month, phase, bucket) DO UPDATE SET visits = phase_visit_months.visits + excluded.visits, active_seconds = phase_visit_months.active_seconds + excluded.active_seconds`,

@@ -272,6 +272,20 @@ export function insertRows<R>(
 }
 
 /**
+ * `insertRows` for rows whose fields hold the columns by name: `fields` maps each column to
+ * its field (`{ org_id: "orgId", … }`), and a column's value is that field's.
+ */
+export function insertFields<R>(
+  sql: Sql,
+  table: string,
+  fields: Readonly<Record<string, keyof R>>,
+  suffix = "",
+  valueOf?: (column: string, param: string, i: number) => string,
+): InsertRows<R> {
+  return insertRows(sql, table, Object.keys(fields), (row: R, column) => row[fields[column]!], suffix, valueOf);
+}
+
+/**
  * A value in COPY's text format: `\N` for null; a backslash, tab, newline or carriage return
  * inside text escaped, so no value can end its column or row (nor make the `\.` end-of-data
  * line: a value's backslash is always doubled). Numbers as JavaScript writes them, which
