@@ -60,13 +60,16 @@ const S = quick
 /** Expired activity entries per round of the `prune` scenario (what `retention run` deletes beside the load). */
 const PRUNE_ROWS = quick ? 20_000 : 400_000;
 // --seconds=N / --rounds=N / --rate=N (read-tail's rate, when `read` does not run first):
-// for profiling sessions (results are not written).
+// for profiling sessions (results are not written). --warm=N: seconds of untimed load on each
+// server before a scenario's rounds (default 2; see the warm-up below).
 let tailRate: number | undefined;
+let warmOption: number | undefined;
 for (const arg of args) {
   const [flag, value] = arg.split("=");
   if (flag === "--seconds") S.seconds = Math.min(10, Number(value));
   if (flag === "--rounds") S.rounds = Number(value);
   if (flag === "--rate") tailRate = Number(value);
+  if (flag === "--warm") warmOption = Number(value);
 }
 
 const log = (line: string) => console.log(line);
@@ -268,7 +271,7 @@ for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers
   const baselineCpu: number[] = [];
   // Untimed, on both servers: the first round measured the JIT's warm-up of the service's paths
   // (a PATCH round 1 ran at 0.21-0.27 of the bare server where the rounds after it ran at 0.29-0.37).
-  const warmSeconds = Math.min(2, S.seconds);
+  const warmSeconds = warmOption ?? Math.min(2, S.seconds);
   const warm = await load(serviceUrl, m.service(), warmSeconds, m.inOrder);
   if (name === "patch") patchVisits += warm.requests;
   if (!serviceOnly) await load(baselineUrl, m.baseline(), warmSeconds, m.inOrder);
