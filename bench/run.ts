@@ -644,13 +644,18 @@ serviceDb.$client.close();
 rmSync(dir, { recursive: true, force: true });
 await pg?.dropAll();
 
+// Allocator settings in the environment reach every process the run started (bench/lib/processes.ts)
+// and change what it measures (bench/RESULTS.md, #26's thirteenth pass): a run written down says so.
+const allocatorSettings = Object.entries(process.env).filter(([name]) => name.startsWith("MIMALLOC_")).map(([name, value]) => `${name}=${value}`);
+const settingsNote = allocatorSettings.length > 0 ? `; every process started with ${allocatorSettings.join(" ")}` : "";
+
 if (onPostgres && !quick && !serviceOnly && chosen.length === 0 && !args.some((a) => a.includes("="))) {
   // Kept in the hand-written part of RESULTS.md (a SQLite run keeps it), replaced run by run.
   const START = "<!-- postgres: start -->";
   const END = "<!-- postgres: end -->";
   const MARKER = "<!-- analysis: kept across runs -->";
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${Bun.version}, PostgreSQL at ${new URL(benchPostgresServer()).host}`;
-  const section = `${START}\n## PostgreSQL\n\nCommand: \`npm run bench -- --db postgres\` (${S.rounds} rounds of ${S.seconds} s each, A = service on PostgreSQL, B = baseline, alternating).\nMachine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}.\nService: API + worker processes on one PostgreSQL database (pool of 10 per process), private redis-server; the same seeded rows as the SQLite run, copied with \`db copy\`.\nBaseline: bench/baseline-postgres-server.ts, bare Bun.serve + Bun.sql (the same driver) on the same tables.\n\n| scenario | result |\n|---|---|\n${summary.map((row) => row.split("|").slice(0, 3).join("|") + "|").join("\n")}\n\n\`\`\`\n${lines.join("\n").trim()}\n\`\`\`\n${END}`;
+  const section = `${START}\n## PostgreSQL\n\nCommand: \`npm run bench -- --db postgres\` (${S.rounds} rounds of ${S.seconds} s each, A = service on PostgreSQL, B = baseline, alternating).\nMachine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}.\nService: API + worker processes on one PostgreSQL database (pool of 10 per process), private redis-server${settingsNote}; the same seeded rows as the SQLite run, copied with \`db copy\`.\nBaseline: bench/baseline-postgres-server.ts, bare Bun.serve + Bun.sql (the same driver) on the same tables.\n\n| scenario | result |\n|---|---|\n${summary.map((row) => row.split("|").slice(0, 3).join("|") + "|").join("\n")}\n\n\`\`\`\n${lines.join("\n").trim()}\n\`\`\`\n${END}`;
   let text = existsSync("bench/RESULTS.md") ? readFileSync("bench/RESULTS.md", "utf8") : `# Benchmark results\n\n${MARKER}\n`;
   if (text.includes(START) && text.includes(END)) text = text.slice(0, text.indexOf(START)) + section + text.slice(text.indexOf(END) + END.length);
   else text = text.replace(MARKER, `${MARKER}\n\n${section}\n`);
@@ -666,7 +671,7 @@ if (!onPostgres && !quick && !serviceOnly && chosen.length === 0 && !args.some((
   const analysis = previous.includes(MARKER) ? previous.slice(previous.indexOf(MARKER)) : `${MARKER}\n`;
   writeFileSync(
     "bench/RESULTS.md",
-    `# Benchmark results\n\nCommand: \`npm run bench\` (all scenarios, ${S.rounds} rounds of ${S.seconds} s each, A = service, B = baseline, alternating).\nMachine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}.\nService: API + worker processes, private redis-server, fresh SQLite (WAL), LOG_LEVEL=warn; autocannon with 32 connections, on 127.0.0.1; load spread over ${keys.length} paid keys of ${S.orgs} workspaces.\nBaseline: bench/baseline-server.ts, bare Bun.serve + bun:sqlite prepared statements on the same tables.\n\n## Summary (median ratio of the rounds)\n\n| scenario | result | target | |\n|---|---|---|---|\n${summary.join("\n")}\n\n## Every run\n\n\`\`\`\n${lines.join("\n").trim()}\n\`\`\`\n\n${analysis}`,
+    `# Benchmark results\n\nCommand: \`npm run bench\` (all scenarios, ${S.rounds} rounds of ${S.seconds} s each, A = service, B = baseline, alternating).\nMachine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}.\nService: API + worker processes, private redis-server, fresh SQLite (WAL), LOG_LEVEL=warn${settingsNote}; autocannon with 32 connections, on 127.0.0.1; load spread over ${keys.length} paid keys of ${S.orgs} workspaces.\nBaseline: bench/baseline-server.ts, bare Bun.serve + bun:sqlite prepared statements on the same tables.\n\n## Summary (median ratio of the rounds)\n\n| scenario | result | target | |\n|---|---|---|---|\n${summary.join("\n")}\n\n## Every run\n\n\`\`\`\n${lines.join("\n").trim()}\n\`\`\`\n\n${analysis}`,
   );
   log("\nwrote bench/RESULTS.md");
 }
