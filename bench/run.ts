@@ -384,7 +384,8 @@ if (scenarios.includes("read-tail")) {
   }
   if (!serviceOnly) {
     const p99 = median(serviceP99);
-    summary.push(`| read p99 at a steady ${rate.toLocaleString()} req/s | ${ms(p99)} (baseline ${ms(median(baselineP99))}) | ≤ 5 ms | ${p99 <= 5 ? "met" : "missed"} |`);
+    const line = onPostgres ? 10 : 5; // the engine's p99 line, as in the read scenario
+    summary.push(`| read p99 at a steady ${rate.toLocaleString()} req/s | ${ms(p99)} (baseline ${ms(median(baselineP99))}) | ≤ ${line} ms | ${p99 <= line ? "met" : "missed"} |`);
   }
 }
 
