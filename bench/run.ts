@@ -320,7 +320,8 @@ for (const name of scenarios.filter((s): s is keyof typeof makers => s in makers
     readRate = median(serviceRates);
     const p99 = median(serviceP99s);
     const p99Target = onPostgres ? 10 : 5; // issue #26: ≤ 10 ms on PostgreSQL, ≤ 5 ms on SQLite
-    summary.push(`| read p99, 32 connections at full speed | ${ms(p99)} (baseline ${ms(median(baselineP99s))}) | ≤ ${p99Target} ms | ${p99 <= p99Target ? "met" : "missed"} |`);
+    const p99Verdict = refused > 0 ? "invalid (see above)" : p99 <= p99Target ? "met" : "missed";
+    summary.push(`| read p99, 32 connections at full speed | ${ms(p99)} (baseline ${ms(median(baselineP99s))}) | ≤ ${p99Target} ms | ${p99Verdict} |`);
   }
 }
 
