@@ -17,6 +17,7 @@ const ENGINE_NEUTRAL = [
   "test/admin-area",
   "test/admin/cli.test.ts",
   "test/db/transactions.test.ts",
+  "test/db/read-together.test.ts",
   "test/db/retention.test.ts",
   "test/ops/api-process.test.ts",
   "test/ops/rolling-upgrade.test.ts",

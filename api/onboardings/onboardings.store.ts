@@ -26,6 +26,13 @@ export function createOnboardingStore(sql: Sql) {
     `SELECT ${columns} FROM onboardings WHERE deleted_at IS NULL AND ${sql.oneOf("id", "ids")} ORDER BY id`,
     { decode, lock: "update" },
   );
+  // A GET's lookup outside a transaction is made with the other GETs of its moment, in one
+  // statement (`readTogether`; PostgreSQL only: a SQLite read has no round trip to share).
+  const byIdTogether = sql.readTogether(
+    (p: { orgId: string; id: string }) => byId.get(p),
+    (ps) => byIds.all({ ids: jsonList(ps.map((p) => p.id)) }),
+    (row, p) => row.id === p.id && row.orgId === p.orgId,
+  );
 
   // One statement per scope and filter combination, each served by its own index (see the
   // schema), so a page costs the same however many rows the workspace holds.
@@ -68,7 +75,7 @@ export function createOnboardingStore(sql: Sql) {
   const softDelete = sql.statement(`UPDATE onboardings SET deleted_at = $now WHERE id = $id`);
 
   return {
-    byId: (orgId: string, id: string) => byId.get({ orgId, id }),
+    byId: (orgId: string, id: string) => byIdTogether({ orgId, id }),
     byDisplayId: (orgId: string, displayId: number) => byDisplayId.get({ orgId, displayId }),
     /** Live onboardings by id, of any workspace (the caller tells whose each is), locked like `byId`. */
     byIds: (ids: readonly string[]) => byIds.all({ ids: jsonList(ids) }),

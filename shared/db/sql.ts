@@ -1,7 +1,7 @@
 import type { Statement as SqliteStatement } from "bun:sqlite";
 import { getTableColumns, type InferSelectModel, type Table } from "drizzle-orm";
 import { fileBytes } from "./client.ts";
-import { step, type Flow } from "./flow.ts";
+import { run, step, type Flow } from "./flow.ts";
 
 /**
  * The data layer's one language: SQL text written once, with named parameters (`$orgId`), that
@@ -146,7 +146,21 @@ export interface Sql {
    * rows stored. Used through `appendRows`, which writes `data`.
    */
   copyFrom?(table: string, columns: readonly string[], data: string): Flow<number>;
+  /**
+   * A lookup of one row that is made together with the other lookups of the same moment: on
+   * PostgreSQL, outside a transaction, the calls made before the current microtasks run out
+   * share one statement (`many`, given every call's parameters, up to `READ_TOGETHER_MAX`),
+   * and each call answers the first row of it that `matches` its own parameters. A read is one
+   * round trip and one statement's fixed cost in PostgreSQL however many requests ask (the
+   * per-tick loader of GraphQL's DataLoader); a lone call waits for nothing more than one
+   * statement, as before. Inside a transaction, and on SQLite (which answers on the spot, with
+   * no round trip to share), `one` runs as it is.
+   */
+  readTogether<P, R>(one: (params: P) => Flow<R | undefined>, many: (params: readonly P[]) => Flow<R[]>, matches: (row: R, params: P) => boolean): (params: P) => Flow<R | undefined>;
 }
+
+/** Calls of one moment that `readTogether` makes in one statement at most; the next start another. */
+export const READ_TOGETHER_MAX = 64;
 
 /** The type of a `rowSet` column: JSON strings, or integers (to 2^53). */
 export type RowSetType = "text" | "integer";
@@ -445,6 +459,7 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
     rowSet: (param, columns) =>
       `(SELECT ${Object.keys(columns).map((name) => `json_extract(value, '$.${name}') AS "${name}"`).join(", ")} FROM json_each($${param})) AS ${param}`,
     oneOf: (column, param) => `${column} IN (SELECT value FROM json_each($${param}))`,
+    readTogether: (one) => one,
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
       // bun:sqlite binds `$name` from an object's `name` key (strict mode) as written. SQLite's
       // byte-wise collation is BINARY, PostgreSQL's is "C".
@@ -588,6 +603,39 @@ export function numberParameters(text: string): { text: string; names: string[] 
   return { text: numbered, names };
 }
 
+/** PostgreSQL's `readTogether`: see `Sql`. `inTransaction` sends a call to `one`. */
+function readTogether<P, R>(one: (params: P) => Flow<R | undefined>, many: (params: readonly P[]) => Flow<R[]>, matches: (row: R, params: P) => boolean, inTransaction: () => boolean): (params: P) => Flow<R | undefined> {
+  type Waiting = { params: P; resolve: (row: R | undefined) => void; reject: (error: unknown) => void };
+  let gathering: Waiting[] = [];
+  /** Sends the calls gathered so far, if any: at the end of their moment, or once there are `READ_TOGETHER_MAX`. */
+  const send = () => {
+    const batch = gathering;
+    gathering = [];
+    if (batch.length === 0) return;
+    Promise.resolve(run(many(batch.map((w) => w.params)))).then(
+      (rows) => {
+        for (const w of batch) w.resolve(rows.find((row) => matches(row, w.params)));
+      },
+      (error: unknown) => {
+        for (const w of batch) w.reject(error);
+      },
+    );
+  };
+  return (params) => {
+    if (inTransaction()) return one(params);
+    return step(
+      () =>
+        new Promise<R | undefined>((resolve, reject) => {
+          // The first call of a moment sends the statement once the calls made with it (requests
+          // resumed by one answer, as a key's revision) have had their turn.
+          if (gathering.length === 0) queueMicrotask(send);
+          gathering.push({ params, resolve, reject });
+          if (gathering.length >= READ_TOGETHER_MAX) send();
+        }),
+    );
+  };
+}
+
 const LOCK_CLAUSE: Record<Lock, string> = { update: " FOR UPDATE", "skip-locked": " FOR UPDATE SKIP LOCKED", share: " FOR SHARE" };
 
 export function postgresSql(pool: PgExecutor, context: () => PgContext | undefined, afterCommit: (fn: () => void) => void): Sql {
@@ -597,6 +645,7 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
     rowSet: (param, columns) =>
       `json_to_recordset(CAST(CAST($${param} AS text) AS json)) AS ${param}(${Object.entries(columns).map(([name, type]) => `"${name}" ${PG_ROW_SET_TYPE[type]}`).join(", ")})`,
     oneOf: (column, param) => `${column} = ANY(ARRAY(SELECT json_array_elements_text(CAST(CAST($${param} AS text) AS json))))`,
+    readTogether: (one, many, matches) => readTogether(one, many, matches, () => context() !== undefined),
     tableBytes: (table) => step(async () => Number((await pool.unsafe("SELECT pg_total_relation_size($1::regclass) AS bytes", [table]))[0]!.bytes)),
     reclaim: () => step(() => 0),
     databaseBytes: () => step(async () => Number((await pool.unsafe("SELECT pg_database_size(current_database()) AS bytes", []))[0]!.bytes)),

@@ -246,3 +246,32 @@ describe("onboardings updated together", () => {
     await t.call("DELETE", `/api/v1/webhook_endpoints/${hook.body.id}`);
   });
 });
+
+describe("onboardings read together", () => {
+  test("GETs at once from two workspaces (one statement on PostgreSQL): each answers what it would alone, and never another workspace's onboarding", async () => {
+    const made = async (customer: string, key?: string) => (await create({ customer_id: customer }, { key })).body;
+    const mine = await Promise.all(Array.from({ length: 6 }, () => made(acme)));
+    const theirs = await Promise.all(Array.from({ length: 4 }, () => made(globex, t.keys.other)));
+    const gone = await made(acme);
+    expect((await t.call("DELETE", `/api/v1/onboardings/${gone.id}`)).status).toBe(200);
+    const get = (ref: string | number, key?: string) => t.call("GET", `/api/v1/onboardings/${ref}`, { key });
+    const asked = [
+      ...mine.map((o) => () => get(o.id)),
+      ...theirs.map((o) => () => get(o.id, t.keys.other)),
+      () => get(theirs[0].id), // another workspace's: read in the same statement, answered 404
+      () => get(mine[0].id, t.keys.other),
+      () => get(gone.id),
+      () => get("onb_00000000000000000000000000"),
+      () => get(mine[1].display_id), // by display id, in the same moment
+    ];
+    const together = await Promise.all(asked.map((ask) => ask()));
+    const alone: Awaited<ReturnType<typeof get>>[] = [];
+    for (const ask of asked) alone.push(await ask());
+    expect(together.map((r) => r.status)).toEqual([...Array(10).fill(200), 404, 404, 404, 404, 200]);
+    expect(together.map((r) => r.body)).toEqual(alone.map((r) => r.body));
+    expect(together.slice(0, 6).map((r) => r.body)).toEqual(mine);
+    expect(together.slice(6, 10).map((r) => r.body)).toEqual(theirs);
+    expect(together[14]!.body).toEqual(mine[1]);
+    for (const r of together.slice(10, 14)) expectError(r, 404, "onboarding_not_found");
+  });
+});
