@@ -59,3 +59,30 @@ describe("contacts", () => {
     expectError(await t.call("GET", "/api/v1/customers/cus_missing/contacts"), 404, "customer_not_found");
   });
 });
+
+describe("customers and contacts read together", () => {
+  test("GETs at once (one statement a moment on PostgreSQL): each answers what it would alone, never another workspace's or another customer's record", async () => {
+    const other = (await t.call("POST", "/api/v1/customers", { body: { name: "Other Co" } })).body;
+    const foreign = (await t.call("POST", "/api/v1/customers", { body: { name: "Foreign Co" }, key: t.keys.other })).body;
+    const mine = await Promise.all(["A", "B", "C"].map(async (name) => (await t.call("POST", base(), { body: { name } })).body));
+    const theirs = (await t.call("POST", `/api/v1/customers/${other.id}/contacts`, { body: { name: "D" } })).body;
+    const get = (path: string, key?: string) => () => t.call("GET", path, { key });
+    const asked = [
+      get(`/api/v1/customers/${customer.id}`),
+      get(`/api/v1/customers/${other.id}`),
+      get(`/api/v1/customers/${foreign.id}`, t.keys.other),
+      get(`/api/v1/customers/${foreign.id}`), // another workspace's: 404
+      ...mine.map((c) => get(`${base()}/${c.id}`)),
+      get(`/api/v1/customers/${other.id}/contacts/${theirs.id}`),
+      get(`${base()}/${theirs.id}`), // another customer's contact: 404
+      get(`/api/v1/customers/${foreign.id}/contacts/${mine[0].id}`, t.keys.other), // another workspace's: 404
+    ];
+    const together = await Promise.all(asked.map((ask) => ask()));
+    const alone: Awaited<ReturnType<ReturnType<typeof get>>>[] = [];
+    for (const ask of asked) alone.push(await ask());
+    expect(together.map((r) => r.status)).toEqual([200, 200, 200, 404, 200, 200, 200, 200, 404, 404]);
+    expect(together.map((r) => r.body)).toEqual(alone.map((r) => r.body));
+    expect(together.slice(0, 3).map((r) => r.body.id)).toEqual([customer.id, other.id, foreign.id]);
+    expect(together.slice(4, 8).map((r) => r.body)).toEqual([...mine, theirs]);
+  });
+});
