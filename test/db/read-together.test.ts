@@ -20,7 +20,7 @@ type Params = { orgId: string; id: string };
 type Row = { id: string; orgId: string };
 
 /** A lookup of organizations by id, with counters of the statements each path ran. */
-function countedLookup(options: { failMany?: () => boolean } = {}) {
+function countedLookup(options: { failMany?: () => "later" | "at once" | false } = {}) {
   const { sql } = t.database;
   const one = sql.statement<Row>(`SELECT id, id AS "orgId" FROM organizations WHERE id = $orgId AND id = $id`);
   const many = sql.statement<Row>(`SELECT id, id AS "orgId" FROM organizations WHERE ${sql.oneOf("id", "ids")}`);
@@ -32,7 +32,9 @@ function countedLookup(options: { failMany?: () => boolean } = {}) {
     },
     function* (ps): Flow<Row[]> {
       counts.many.push(ps.length);
-      if (options.failMany?.()) return yield* step(() => Promise.reject(new Error("the statement failed")));
+      const failure = options.failMany?.();
+      if (failure === "at once") throw new Error("the statement was refused at once");
+      if (failure === "later") return yield* step(() => Promise.reject(new Error("the statement failed")));
       return yield* many.all({ ids: JSON.stringify(ps.map((p) => p.id)) });
     },
     (row, p) => row.id === p.id && row.orgId === p.orgId,
@@ -70,11 +72,15 @@ describe("lookups made together (Sql.readTogether)", () => {
   });
 
   test.skipIf(testEngine() !== "postgres")("on PostgreSQL, a failed statement fails each lookup of its moment, and the next moment's are answered", async () => {
-    let fail = true;
+    let fail: "later" | "at once" | false = "later";
     const { lookup } = countedLookup({ failMany: () => fail });
     const failed = await Promise.allSettled([0, 1, 2].map((i) => run(lookup({ orgId: at(i), id: at(i) }))));
     expect(failed.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
     expect(failed.map((r) => (r as PromiseRejectedResult).reason.message)).toEqual(Array(3).fill("the statement failed"));
+    // A failure before any statement went out reaches each caller too: none is left waiting.
+    fail = "at once";
+    const refused = await Promise.allSettled([0, 1].map((i) => run(lookup({ orgId: at(i), id: at(i) }))));
+    expect(refused.map((r) => (r as PromiseRejectedResult).reason?.message)).toEqual(Array(2).fill("the statement was refused at once"));
     fail = false;
     expect(await run(lookup({ orgId: at(1), id: at(1) }))).toEqual({ id: at(1), orgId: at(1) });
   });
