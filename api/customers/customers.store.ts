@@ -28,13 +28,11 @@ export function createCustomerStore(sql: Sql) {
   // A GET's lookup outside a transaction (where no lock applies) is made with the other GETs of
   // its moment, in one statement (`readTogether`; PostgreSQL only).
   const byIds = sql.statement(`SELECT ${columns} FROM customers WHERE deleted_at IS NULL AND ${sql.oneOf("id", "ids")}`, { decode });
-  const byIdTogether = (lock: CustomerLock) =>
-    sql.readTogether(
-      (p: { orgId: string; id: string }) => locked[lock].byId.get(p),
-      (ps) => byIds.all({ ids: jsonList(ps.map((p) => p.id)) }),
-      (row, p) => row.id === p.id && row.orgId === p.orgId,
-    );
-  const byId = { update: byIdTogether("update"), share: byIdTogether("share") };
+  const byId = sql.readTogether(
+    (p: { orgId: string; id: string; lock: CustomerLock }) => locked[p.lock].byId.get(p),
+    (ps) => byIds.all({ ids: jsonList(ps.map((p) => p.id)) }),
+    (row, p) => row.id === p.id && row.orgId === p.orgId,
+  );
   // The customers a batch of new records refers to, by id, under the shared lock (`share`).
   const referred = sql.statement<{ id: string; orgId: string }>(
     `SELECT id, org_id AS "orgId" FROM customers WHERE deleted_at IS NULL AND ${sql.oneOf("id", "refs")}`,
@@ -69,7 +67,7 @@ export function createCustomerStore(sql: Sql) {
 
   return {
     /** In a transaction, locked to its end: `share` keeps it from changing or going but lets other `share` readers (creates under it) go on. */
-    byId: (orgId: string, id: string, lock: CustomerLock = "update") => byId[lock]({ orgId, id }),
+    byId: (orgId: string, id: string, lock: CustomerLock = "update") => byId({ orgId, id, lock }),
     byDisplayId: (orgId: string, displayId: number, lock: CustomerLock = "update") => locked[lock].byDisplayId.get({ orgId, displayId }),
     /** Live customers of any workspace among `ids`, locked `share` in a transaction: the caller checks each one's workspace. */
     referredTo: (ids: readonly string[]) => referred.all({ refs: jsonList(ids) }),

@@ -612,14 +612,8 @@ function readTogether<P, R>(one: (params: P) => Flow<R | undefined>, many: (para
     const batch = gathering;
     gathering = [];
     if (batch.length === 0) return;
-    let answer: Promise<R[]>;
-    try {
-      answer = Promise.resolve(run(many(batch.map((w) => w.params))));
-    } catch (error) {
-      // Thrown before any statement went out: each caller gets it, none is left waiting.
-      answer = Promise.reject(error);
-    }
-    answer.then(
+    // In an executor, a throw before any statement went out rejects too: each caller gets it.
+    new Promise<R[]>((resolve) => resolve(run(many(batch.map((w) => w.params))))).then(
       (rows) => {
         for (const w of batch) w.resolve(rows.find((row) => matches(row, w.params)));
       },
