@@ -51,6 +51,8 @@ export interface AppInfrastructure {
   databaseBusyTimeoutMs?: number;
   /** The longest a request waits on Redis (rate limits) before the process limits on its own. */
   redisCommandTimeoutMs?: number;
+  /** How long requests waiting for a batch of changes wait for those it answered (api/http/together.ts, `GATHER_MS`). */
+  batchGatherMs?: number;
   /** An outbox row handed to Redis this long ago without a recorded outcome is checked (and re-sent if lost). */
   outboxReconcileAfterMs?: number;
   /** Seals workspace Slack tokens set in the admin area's settings page, and webhook secrets. */
@@ -241,7 +243,7 @@ export async function createApp(infra: AppInfrastructure) {
     logger,
     nowMicros: () => clock.nowMicros(),
     transaction: requestTransaction,
-    batches: { claims: stores.idempotency, activity: stores.activity, nowMicros: () => clock.nowMicros(), logger },
+    batches: { claims: stores.idempotency, activity: stores.activity, nowMicros: () => clock.nowMicros(), logger, gatherMs: infra.batchGatherMs },
     busyTimeoutMs,
     databaseDeadlineMs: DATABASE_DEADLINE_MS,
   });

@@ -20,7 +20,7 @@ import type { RequestLimits } from "../limits/request-limits.ts";
 import { ClientDisconnected, readJsonBody } from "./body.ts";
 import { errorResponse } from "./error-map.ts";
 import { Reply, type Method, type RouteDef } from "./route.ts";
-import { createBatcher, type BatcherDeps } from "./together.ts";
+import { createBatcher, type BatcherDeps, type BatcherOptions } from "./together.ts";
 import type { BatchClaim } from "../idempotency/idempotency.store.ts";
 import { compileValidator, type Validator } from "./validation.ts";
 
@@ -39,7 +39,7 @@ export interface RouterDeps {
    */
   transaction: Transaction;
   /** What routes whose changes are made together need (api/http/together.ts); their transaction is `transaction`. */
-  batches: Omit<BatcherDeps, "transaction">;
+  batches: Omit<BatcherDeps, "transaction"> & Pick<BatcherOptions, "gatherMs">;
   /** How long a read waits, without blocking, for a database busy in another process before answering 503. */
   busyTimeoutMs: number;
   /**
@@ -191,7 +191,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       return change(request, actor, input, rawBody, headers, activity);
     }
 
-    const batcher = route.together ? createBatcher(route.together, status, { ...deps.batches, transaction: deps.transaction }, { onBatch: (made, alone) => deps.metrics.batch(route.path, made, alone) }) : null;
+    const batcher = route.together ? createBatcher(route.together, status, { ...deps.batches, transaction: deps.transaction }, { gatherMs: deps.batches.gatherMs, onBatch: (made, alone) => deps.metrics.batch(route.path, made, alone) }) : null;
     /** The response of a request made in a batch with others: its change, entry included, committed there. */
     const madeWith = (body: string, headers: Record<string, string>): Answer => {
       noteWriteSucceeded();

@@ -61,6 +61,11 @@ export interface BatcherOptions {
   batchesOut?: number;
   /** Requests in a batch at most. */
   most?: number;
+  /**
+   * How long the requests that waited for a batch wait, at most, for those it answered to come
+   * back before the next batch goes (`GATHER_MS`; see `createBatcher`). 0 sends them at once.
+   */
+  gatherMs?: number;
   /** Told of each batch: how many requests it committed, and how many left it to run alone (metrics). */
   onBatch?: (together: number, alone: number) => void;
 }
@@ -80,6 +85,12 @@ interface Waiting<I> {
 }
 
 /**
+ * How long, at most, the requests that waited for a batch wait for the ones it answered. A client
+ * on loopback or in the same network sends its next request within a fraction of that.
+ */
+export const GATHER_MS = 1;
+
+/**
  * The batcher of one route: `submit` answers the request's response body once its batch has
  * committed, or null when the request is to run alone. Requests wait only while `batchesOut`
  * batches are being written; the rest gather (up to `most`) and go when one is done, so under
@@ -87,17 +98,43 @@ interface Waiting<I> {
  * grow instead of the queue. One batch out measured best through the whole service (PostgreSQL
  * creates at 0.41 / 0.49 of the bare server, against 0.36 / 0.44 with two: larger batches
  * spend less of both processes' CPU per create; bench/RESULTS.md).
+ *
+ * When a batch is done, the next does not leave with whatever happens to be waiting: it waits
+ * (at most `gatherMs`) until as many requests wait as were in play when the batch ended, those
+ * it answered and those that waited for it. Clients that send their next change once the last
+ * is answered (an integration's workers, each one request at a time) are answered together, so
+ * they come back together; a batch that left with the few that arrived meanwhile split them in
+ * two for good: batches of 31 and 1, or 16 and 16, took turns (counted under `wrk`), each paying
+ * a transaction's round trips and commit. Gathered, they went as one batch of 32 after another:
+ * PostgreSQL PATCHes 3,444 → 3,952–4,166 a second, creates 3,795–3,834 → 4,540–4,865
+ * (bench/RESULTS.md, #26's sixteenth pass). A request that arrives while nothing waits for a
+ * batch still goes at once; only those already waiting wait, and never longer than `gatherMs`.
  */
 export function createBatcher<I>(route: Together<I>, status: number, deps: BatcherDeps, options: BatcherOptions = {}) {
   const batchesOut = options.batchesOut ?? 1;
   const most = options.most ?? 64;
+  const gatherMs = options.gatherMs ?? GATHER_MS;
   let waiting: Waiting<I>[] = [];
   let out = 0;
   let scheduled = false;
+  /** How many requests the next batch waits for (see above); 0 once it has, or its time is up. */
+  let expected = 0;
+  let gathering: ReturnType<typeof setTimeout> | null = null;
 
-  // Gathered for the rest of this turn of the event loop: the requests that arrive in it go together.
   function schedule(): void {
     if (scheduled || out >= batchesOut || waiting.length === 0) return;
+    if (waiting.length < expected) {
+      gathering ??= setTimeout(() => {
+        gathering = null;
+        expected = 0;
+        schedule();
+      }, gatherMs);
+      return;
+    }
+    if (gathering !== null) clearTimeout(gathering);
+    gathering = null;
+    expected = 0;
+    // Gathered for the rest of this turn of the event loop: the requests that arrive in it go together.
     scheduled = true;
     setImmediate(pump);
   }
@@ -107,32 +144,38 @@ export function createBatcher<I>(route: Together<I>, status: number, deps: Batch
     while (out < batchesOut && waiting.length > 0) {
       const batch = waiting.splice(0, most);
       out++;
-      void write(batch).finally(() => {
-        out--;
-        schedule();
-      });
+      void write(batch).then(done, () => done(0));
     }
   }
 
-  async function write(batch: Waiting<I>[]): Promise<void> {
+  function done(answered: number): void {
+    out--;
+    if (gatherMs > 0) expected = Math.min(most, Math.max(expected, answered + waiting.length));
+    schedule();
+  }
+
+  /** Writes a batch; answers how many of its requests' clients were answered (those sent to run alone are not yet, and those that go again go at once). */
+  async function write(batch: Waiting<I>[]): Promise<number> {
     try {
       const bodies = await run(deps.transaction(() => writeBatch(batch.map((w) => w.item))));
       options.onBatch?.(batch.length, 0);
       batch.forEach((w, i) => w.resolve(bodies[i]!));
+      return batch.length;
     } catch (error) {
       if (error instanceof Leaving) {
         const again = batch.filter((w, i) => (error.alone.has(i) ? (w.resolve(null), false) : true));
         options.onBatch?.(0, error.alone.size);
         waiting = again.concat(waiting);
-        return;
+        return 0;
       }
       if (isDatabaseBusy(error) || (error instanceof DomainError && error.code === "service_unavailable")) {
         for (const w of batch) w.reject(error);
-        return;
+        return batch.length;
       }
       deps.logger.error("a batch of changes failed; its requests run alone", { count: batch.length, error: error instanceof Error ? error.message : String(error) });
       options.onBatch?.(0, batch.length);
       for (const w of batch) w.resolve(null);
+      return 0;
     }
   }
 

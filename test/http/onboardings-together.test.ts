@@ -21,8 +21,8 @@ const create = (body: unknown, options: { key?: string; idempotencyKey?: string 
   t.call("POST", "/api/v1/onboardings", { body, key: options.key, headers: options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {} });
 
 /** The batch counters of /metrics for a route: batches committed, and requests made together or alone. */
-async function batchCounts(route = "/api/v1/onboardings"): Promise<{ batches: number; together: number; alone: number }> {
-  const text = (await t.call("GET", "/metrics", { key: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text;
+async function batchCounts(route = "/api/v1/onboardings", app: TestApp = t): Promise<{ batches: number; together: number; alone: number }> {
+  const text = (await app.call("GET", "/metrics", { key: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text;
   const value = (metric: string, labels: string) => {
     const line = text.split("\n").find((l) => l.startsWith(`${metric}{route="${route}"${labels}} `));
     return Number(line?.split(" ")[1] ?? 0);
@@ -244,6 +244,53 @@ describe("onboardings updated together", () => {
     // One delivery per live phase change (the endpoint takes phase_changed only), none for the test key's.
     expect(await t.count("outbox", "name = 'webhook.deliver'")).toBe(deliveriesBefore + 6);
     await t.call("DELETE", `/api/v1/webhook_endpoints/${hook.body.id}`);
+  });
+});
+
+describe("the next batch gathers the clients the last one answered", () => {
+  // A window long enough that no machine's pause ends it in these tests: they count batches, not time.
+  let g: TestApp;
+  let customer: string;
+  beforeAll(async () => {
+    g = await createTestApp({ adminToken: ADMIN_TOKEN, app: { batchGatherMs: 1000 } });
+    customer = (await g.call("POST", "/api/v1/customers", { body: { name: "Initech" } })).body.id;
+  });
+  afterAll(() => g.close());
+
+  test("eight clients, each sending its next create once the last is answered: a batch of all eight after another, never split", async () => {
+    const before = await batchCounts("/api/v1/onboardings", g);
+    const rounds = 6;
+    const client = async (n: number) => {
+      const made: { status: number; notes: string }[] = [];
+      for (let round = 0; round < rounds; round++) {
+        // Clients come back at different moments (their networks, their own work), not in one turn.
+        if (round > 0) await Bun.sleep(n % 4);
+        const r = await g.call("POST", "/api/v1/onboardings", { body: { customer_id: customer, notes: `c${n}r${round}` } });
+        made.push({ status: r.status, notes: r.body.notes });
+      }
+      return made;
+    };
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, n) => client(n)));
+    answers.forEach((made, n) => expect(made).toEqual(Array.from({ length: rounds }, (_, round) => ({ status: 201, notes: `c${n}r${round}` }))));
+    const after = await batchCounts("/api/v1/onboardings", g);
+    expect(after.together - before.together).toBe(8 * rounds);
+    // The first round's requests may arrive over a few turns and go in two batches; from then on the
+    // eight are answered together and wait for each other.
+    expect(after.batches - before.batches).toBeLessThanOrEqual(rounds + 1);
+  });
+
+  test("the gathering waits for no more than it expects: when fewer clients come back, those that did are answered", async () => {
+    const four = await Promise.all(Array.from({ length: 4 }, () => g.call("POST", "/api/v1/onboardings", { body: { customer_id: customer } })));
+    expect(four.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    // Only one of the four clients comes back, and a PATCH (another route, its own batcher) meanwhile.
+    const [again, patched] = await Promise.all([
+      g.call("POST", "/api/v1/onboardings", { body: { customer_id: customer, notes: "alone" } }),
+      g.call("PATCH", `/api/v1/onboardings/${four[0]!.body.id}`, { body: { phase: "program_design" } }),
+    ]);
+    expect([again.status, again.body.notes]).toEqual([201, "alone"]);
+    expect([patched.status, patched.body.phase]).toEqual([200, "program_design"]);
+    // A lone client afterwards is answered at once, and so on.
+    for (let i = 0; i < 3; i++) expect((await g.call("POST", "/api/v1/onboardings", { body: { customer_id: customer } })).status).toBe(201);
   });
 });
 
