@@ -80,7 +80,7 @@ export function onboardingUpdatesTogether(deps: OnboardingDeps): Together<Update
       });
       if (timeline.length > 0) yield* deps.timeline.phaseChangedMany(timeline);
       const addToMonths = transitions.length > 0 ? yield* deps.phaseDurations.recordManyNew(transitions) : null;
-      for (const [id, next] of latest) if (next !== rows.get(id)) yield* deps.onboardings.update(rows.get(id)!, next);
+      yield* deps.onboardings.updateMany([...latest].flatMap(([id, next]) => (next === rows.get(id) ? [] : [{ current: rows.get(id)!, next }])));
       if (addToMonths) yield* addToMonths();
       yield* queueDeliveriesAcross(deps, endpoints, events, now);
       yield* deps.events.appendAcross(events);

@@ -1,6 +1,7 @@
 import { getTableColumns } from "drizzle-orm";
+import type { Flow } from "../../shared/db/flow.ts";
 import { onboardings as o, type OnboardingRow } from "../../shared/db/schema.ts";
-import { col, insertRows, jsonList, rowOf, type Sql } from "../../shared/db/sql.ts";
+import { col, insertRows, jsonList, rowOf, updateRows, type RowSetType, type Sql } from "../../shared/db/sql.ts";
 
 const IMMUTABLE = new Set<string>(["id", "orgId", "customerId", "displayId", "createdAt", "startedAt", "deletedAt"]);
 /** Distinct sets of changed columns given an UPDATE of their own (see `update`). */
@@ -72,7 +73,34 @@ export function createOnboardingStore(sql: Sql) {
   const updateOf = (keys: readonly (keyof OnboardingRow)[]) =>
     sql.statement(`UPDATE onboardings SET ${keys.map((key) => `${col(columnOf[key])} = $${key}`).join(", ")} WHERE id = $id`);
   const updateAll = updateOf(mutable);
+  /**
+   * A batch's rows that changed the same columns, written by one statement (`updateRows`) made
+   * when that set is first seen, with the same bound on their number as the one-row statements.
+   */
+  const typeOf = (key: keyof OnboardingRow): RowSetType => {
+    const column = columnOf[key];
+    return column.dataType === "boolean" ? "boolean" : column.getSQLType() === "text" ? "text" : "integer";
+  };
+  const updatesOfMany = new Map<string, (rows: readonly OnboardingRow[]) => Flow<void>>();
+  const updateManyOf = (keys: readonly (keyof OnboardingRow)[]) => {
+    const names = new Map(keys.map((key) => [columnOf[key].name, key]));
+    return updateRows(sql, "onboardings", "id", Object.fromEntries(keys.map((key) => [columnOf[key].name, typeOf(key)])), (row: OnboardingRow, column) =>
+      column === "id" ? row.id : row[names.get(column)!],
+    );
+  };
+  const updateAllMany = updateManyOf(mutable);
+  /** The columns `next` changed from `current`: the key of the statement that writes them. */
+  const changedOf = (current: OnboardingRow, next: OnboardingRow) => mutable.filter((key) => next[key] !== current[key]);
   const softDelete = sql.statement(`UPDATE onboardings SET deleted_at = $now WHERE id = $id`);
+
+  function update(current: OnboardingRow, next: OnboardingRow): Flow<void> {
+    const changed = changedOf(current, next);
+    if (changed.length === 0) return updateAll.send(next); // callers write changes only; exact all the same
+    const shape = changed.join(",");
+    let statement = updates.get(shape);
+    if (!statement && updates.size < MAX_UPDATE_SHAPES) updates.set(shape, (statement = updateOf(changed)));
+    return (statement ?? updateAll).send(next);
+  }
 
   return {
     byId: (orgId: string, id: string) => byIdTogether({ orgId, id }),
@@ -91,13 +119,29 @@ export function createOnboardingStore(sql: Sql) {
     /** A batch's new onboardings (made together: api/onboardings/onboardings.together.ts). */
     insertMany: (rows: readonly Omit<OnboardingRow, "deletedAt">[]) => insertMany.send(rows),
     /** `next` as the change made it from `current`, the row read (and locked) in the same transaction. */
-    update(current: OnboardingRow, next: OnboardingRow) {
-      const changed = mutable.filter((key) => next[key] !== current[key]);
-      if (changed.length === 0) return updateAll.send(next); // callers write changes only; exact all the same
-      const shape = changed.join(",");
-      let statement = updates.get(shape);
-      if (!statement && updates.size < MAX_UPDATE_SHAPES) updates.set(shape, (statement = updateOf(changed)));
-      return (statement ?? updateAll).send(next);
+    update,
+    /**
+     * `update` for a batch's rows (changes made together: api/onboardings/onboarding-updates.together.ts),
+     * each read (and locked) in the same transaction: one statement per set of changed columns.
+     */
+    *updateMany(changes: readonly { current: OnboardingRow; next: OnboardingRow }[]): Flow<void> {
+      const byShape = new Map<string, { keys: (keyof OnboardingRow)[]; changes: { current: OnboardingRow; next: OnboardingRow }[] }>();
+      for (const change of changes) {
+        const keys = changedOf(change.current, change.next);
+        const shape = keys.join(",");
+        const group = byShape.get(shape);
+        if (group) group.changes.push(change);
+        else byShape.set(shape, { keys, changes: [change] });
+      }
+      for (const [shape, group] of byShape) {
+        if (group.changes.length === 1) {
+          yield* update(group.changes[0]!.current, group.changes[0]!.next);
+          continue;
+        }
+        let write = shape === "" ? updateAllMany : updatesOfMany.get(shape);
+        if (!write && updatesOfMany.size < MAX_UPDATE_SHAPES) updatesOfMany.set(shape, (write = updateManyOf(group.keys)));
+        yield* (write ?? updateAllMany)(group.changes.map((change) => change.next));
+      }
     },
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),
   };

@@ -162,15 +162,15 @@ export interface Sql {
 /** Calls of one moment that `readTogether` makes in one statement at most; the next start another. */
 export const READ_TOGETHER_MAX = 64;
 
-/** The type of a `rowSet` column: JSON strings, or integers (to 2^53). */
-export type RowSetType = "text" | "integer";
+/** The type of a `rowSet` column: JSON strings, integers (to 2^53), or booleans (SQLite's 1 and 0). */
+export type RowSetType = "text" | "integer" | "boolean";
 
 /** A `rowSet` parameter's value. */
 export const jsonRows = (rows: readonly object[]): string => JSON.stringify(rows);
 /** A `oneOf` parameter's value. */
 export const jsonList = (values: readonly string[]): string => JSON.stringify(values);
 
-const PG_ROW_SET_TYPE: Record<RowSetType, string> = { text: "text", integer: "bigint" };
+const PG_ROW_SET_TYPE: Record<RowSetType, string> = { text: "text", integer: "bigint", boolean: "boolean" };
 
 /** Rows per statement for a list of ids (`IN (…)`) or of rows (`insertRows`): a list is run in chunks of these sizes, so at most 7 statements are prepared. */
 const ID_CHUNKS = [64, 32, 16, 8, 4, 2, 1];
@@ -283,6 +283,42 @@ export function insertRows<R>(
     yield* chunks(rows, (statement, values) => statement.sendValues(values));
   };
   return insert;
+}
+
+/**
+ * An UPDATE of many rows by their key, each row to values of its own, in one statement written
+ * once: the rows travel as one JSON parameter (`Sql.rowSet`), and the rows to change are found
+ * by the key's index (`Sql.oneOf`; joined to the JSON alone, PostgreSQL's generic plan scans
+ * the table). `columns` are the columns set, with their `rowSet` types; `read` gives a row's
+ * value of a column (`key` included). On PostgreSQL a batch's thirty-two one-row UPDATEs were
+ * thirty-two statements for the client to send and PostgreSQL to start; this is one
+ * (bench/RESULTS.md, #26's sixteenth pass). The list is MATERIALIZED, as in the API keys'
+ * usage flush: SQLite otherwise reads it again, JSON and all, for each row the index finds.
+ * Sent without waiting (`Statement.send`): inside a PostgreSQL transaction it travels with the
+ * change's other writes.
+ */
+export function updateRows<R>(
+  sql: Sql,
+  table: string,
+  key: string,
+  columns: Readonly<Record<string, RowSetType>>,
+  read: (row: R, column: string) => unknown,
+): (rows: readonly R[]) => Flow<void> {
+  const names = Object.keys(columns);
+  const statement = sql.statement(
+    `WITH changes AS MATERIALIZED (SELECT * FROM ${sql.rowSet("rows", { [key]: "text", ...columns })})
+     UPDATE ${table} SET ${names.map((name) => `${name} = changes."${name}"`).join(", ")}
+     FROM changes WHERE ${table}.${key} = changes."${key}" AND ${sql.oneOf(`${table}.${key}`, "keys")}`,
+  );
+  return function* (rows) {
+    if (rows.length === 0) return;
+    const values = rows.map((row) => {
+      const value: Record<string, unknown> = { [key]: read(row, key) };
+      for (const name of names) value[name] = read(row, name) ?? null;
+      return value;
+    });
+    yield* statement.send({ rows: jsonRows(values), keys: jsonList(values.map((value) => value[key] as string)) });
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { run, use } from "../../shared/db/flow.ts";
 import { appendRows, insertRows } from "../../shared/db/sql.ts";
+import { createOnboardingStore } from "../../api/onboardings/onboardings.store.ts";
 import { createTestApp, testEngine, type TestApp } from "../support/test-app.ts";
 
 let t: TestApp;
@@ -352,5 +353,36 @@ describe("rows looked up by a batch's keys (Sql.oneOf)", () => {
     const org = await orgId();
     const found = await run(t.database.transaction(() => t.database.sql.statement<{ id: string }>(`SELECT id FROM organizations WHERE ${t.database.sql.oneOf("id", "ids")}`).all({ ids: JSON.stringify([org, "org_missing"]) })));
     expect(found.map((row) => row.id)).toEqual([org]);
+  });
+});
+
+describe("rows updated many at once (updateRows, through the onboardings' updateMany)", () => {
+  test("each row takes its own values, one statement per set of changed columns; text, booleans, integers and nulls land as given, and no other row moves", async () => {
+    const customer = (await t.call("POST", "/api/v1/customers", { body: { name: "Many Rows Inc" } })).body.id;
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push((await t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer, notes: `n${i}` } })).body.id);
+    const store = createOnboardingStore(t.database.sql);
+    const byId = async () => new Map((await run(store.byIds(ids))).map((row) => [row.id, row]));
+    const before = await byId();
+    const row = (i: number) => before.get(ids[i]!)!;
+    const changes = [
+      // Two rows with the same columns changed: one statement.
+      { current: row(0), next: { ...row(0), phase: "review" as const, updatedAt: row(0).updatedAt + 5, phaseEnteredAt: row(0).updatedAt + 5 } },
+      { current: row(1), next: { ...row(1), phase: "review" as const, updatedAt: row(1).updatedAt + 7, phaseEnteredAt: row(1).updatedAt + 7 } },
+      // Text that JSON must escape, a boolean set and an instant.
+      { current: row(2), next: { ...row(2), notes: 'é "quoted" \\ back\nline 🚀', waitingOnCustomer: true, waitingOnCustomerSince: 1_795_000_000_000_001 } },
+      { current: row(3), next: { ...row(3), notes: 'é "quoted" \\ back\nline 🚀', waitingOnCustomer: true, waitingOnCustomerSince: 1_795_000_000_000_002 } },
+      // Booleans cleared, a null set, an integer changed.
+      { current: row(4), next: { ...row(4), reminderEmail: false, reminderSlack: false, notes: null, reminderFrequencyDays: 9 } },
+      // Nothing changed: written whole, every column as it was.
+      { current: row(5), next: { ...row(5) } },
+    ];
+    await run(t.database.transaction(() => store.updateMany(changes)));
+    const after = await byId();
+    for (const change of changes) expect(after.get(change.next.id)).toEqual(change.next);
+    expect(after.get(ids[6]!)).toEqual(row(6));
+    // Nothing in a batch: nothing written.
+    await run(t.database.transaction(() => store.updateMany([])));
+    expect(await byId()).toEqual(after);
   });
 });
