@@ -57,3 +57,11 @@ export function toPage<R extends { createdAt: number }, T>(rows: R[], limit: num
     next_cursor: last ? formatMicros(last.createdAt) : null,
   };
 }
+
+/**
+ * A `ListPage` written as JSON from its items' texts (api/http/rendered.ts): the same text as
+ * `JSON.stringify` of the page object, fields in the same order.
+ */
+export function pageText(items: readonly string[], has_more: boolean, next_cursor: string | null): string {
+  return `{"object":"list","data":[${items.join(",")}],"has_more":${has_more},"next_cursor":${next_cursor === null ? "null" : JSON.stringify(next_cursor)}}`;
+}

@@ -21,6 +21,15 @@ export class Reply {
   constructor(readonly status: number, readonly body: unknown) {}
 }
 
+/**
+ * A handler's answer already written as JSON, sent as it is: a page of resources rendered
+ * earlier (api/http/rendered.ts). The text is the route's documented success, byte for byte
+ * what `JSON.stringify` of its object would write.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 interface RouteDoc<P, Q, B> {
   method: Method;
   /** Elysia path syntax: `/api/v1/customers/:customer_ref`. */

@@ -19,7 +19,7 @@ import { validateIdempotencyKey, type Idempotency } from "../idempotency/idempot
 import type { RequestLimits } from "../limits/request-limits.ts";
 import { ClientDisconnected, readJsonBody } from "./body.ts";
 import { errorResponse } from "./error-map.ts";
-import { Reply, type Method, type RouteDef } from "./route.ts";
+import { JsonText, Reply, type Method, type RouteDef } from "./route.ts";
 import { createBatcher, type BatcherDeps, type BatcherOptions } from "./together.ts";
 import type { BatchClaim } from "../idempotency/idempotency.store.ts";
 import { compileValidator, type Validator } from "./validation.ts";
@@ -180,7 +180,9 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
     }
 
     const toResponse = (result: unknown, headers: Record<string, string>) =>
-      result instanceof Reply ? json(result.status, JSON.stringify(result.body), headers) : json(status, JSON.stringify(result), headers);
+      result instanceof Reply
+        ? json(result.status, JSON.stringify(result.body), headers)
+        : json(status, result instanceof JsonText ? result.text : JSON.stringify(result), headers);
 
     function act(request: Request, input: Input, rawBody: unknown, headers: Record<string, string>, activity: (status: number) => ActivityEntry): MaybePromise<Answer> {
       const { actor } = input;

@@ -1,10 +1,12 @@
-import { parseDateTimeMicros } from "../../shared/clock.ts";
+import { formatMicros, parseDateTimeMicros } from "../../shared/clock.ts";
 import { together, type Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
-import { cursorMicros, PAGE_LIMIT_DEFAULT, toPage, type ListPage } from "../http/pagination.ts";
+import { cursorMicros, PAGE_LIMIT_DEFAULT, pageOf, pageText } from "../http/pagination.ts";
+import type { RenderedResources } from "../http/rendered.ts";
+import { JsonText } from "../http/route.ts";
 import { findCustomer } from "../customers/customers.service.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.ts";
@@ -121,16 +123,36 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
   });
 }
 
+/**
+ * A page of onboardings, as JSON text. The page's ids and versions are read first, and when
+ * this process has rendered each of them at that version (`rendered`) the page is those texts.
+ * Otherwise the page is read whole, in one statement, and each row rendered (and kept): the
+ * answer is then that statement's, as it always was, whatever changed between the two reads.
+ */
 export function* listOnboardings(
-  deps: Pick<Deps, "customers" | "onboardings">,
+  deps: Pick<Deps, "customers" | "onboardings"> & { rendered: RenderedResources },
   actor: Actor,
   customerRef: string | null,
   query: ListOnboardingsFilter,
-): Flow<ListPage<OnboardingResource>> {
+): Flow<JsonText> {
   const customerId = customerRef === null ? null : (yield* findCustomer(deps.customers, actor.orgId, customerRef)).id;
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
-  const rows = yield* deps.onboardings.page(actor.orgId, customerId, query, cursorMicros(query.cursor), limit + 1);
-  return toPage(rows, limit, toOnboardingResource);
+  const before = cursorMicros(query.cursor);
+  const versions = pageOf(yield* deps.onboardings.pageVersions(actor.orgId, customerId, query, before, limit + 1), limit);
+  const texts: string[] = [];
+  for (const { id, updatedAt } of versions.kept) {
+    const text = deps.rendered.get(id, updatedAt);
+    if (text === undefined) break;
+    texts.push(text);
+  }
+  if (texts.length === versions.kept.length) return new JsonText(pageText(texts, versions.has_more, versions.last ? formatMicros(versions.last.createdAt) : null));
+  const { kept, has_more, last } = pageOf(yield* deps.onboardings.page(actor.orgId, customerId, query, before, limit + 1), limit);
+  const rendered = kept.map((row) => {
+    const text = deps.rendered.get(row.id, row.updatedAt) ?? JSON.stringify(toOnboardingResource(row));
+    deps.rendered.set(row.id, row.updatedAt, text);
+    return text;
+  });
+  return new JsonText(pageText(rendered, has_more, last ? formatMicros(last.createdAt) : null));
 }
 
 export function* getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingResource> {

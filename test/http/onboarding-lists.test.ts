@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { OnboardingList } from "../../api/onboardings/onboardings.schema.ts";
+import { createTestApp, expectSchema, type TestApp } from "../support/test-app.ts";
+
+/**
+ * Lists of onboardings answered from texts rendered earlier (api/http/rendered.ts): a page is
+ * the same text as before when nothing in it changed, and shows every change the moment it is
+ * committed, whoever made it. On both engines (npm test runs this suite on each).
+ */
+let t: TestApp;
+let customer: string;
+let made: { id: string }[];
+beforeAll(async () => {
+  t = await createTestApp();
+  customer = (await t.call("POST", "/api/v1/customers", { body: { name: "Listed Ltd" } })).body.id;
+  made = [];
+  for (let i = 0; i < 5; i++) made.push((await t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer, notes: `n${i}` } })).body);
+});
+afterAll(() => t.close());
+
+const lists = [`/api/v1/onboardings?limit=3`, `/api/v1/onboardings?phase=before_getting_started&limit=10`];
+const listOf = (path: string) => t.call("GET", path.replace("/api/v1/onboardings", `/api/v1/customers/${customer}/onboardings`));
+
+/** Each item of a page is what a GET of it answers now. */
+async function expectCurrent(page: { body: { data: { id: string }[] } }) {
+  for (const item of page.body.data) expect(item).toEqual((await t.call("GET", `/api/v1/onboardings/${item.id}`)).body);
+}
+
+describe("lists of rendered onboardings", () => {
+  test("a page read again is the same text, and that text is the page's JSON, field for field", async () => {
+    for (const path of lists) {
+      const first = await listOf(path);
+      const again = await listOf(path);
+      expect(first.status).toBe(200);
+      expectSchema(OnboardingList, first.body);
+      expect(again.text).toBe(first.text);
+      expect(first.text).toBe(JSON.stringify(first.body));
+      await expectCurrent(first);
+    }
+    const page = (await t.call("GET", "/api/v1/onboardings?limit=3")).body;
+    expect(page.data.map((o: { id: string }) => o.id)).toEqual([made[4]!.id, made[3]!.id, made[2]!.id]);
+    expect([page.has_more, page.next_cursor]).toEqual([true, page.data[2].created_at]);
+  });
+
+  test("a change shows in the next list: a PATCH here, a write by another process (the row's updated_at moved), a delete, a new onboarding", async () => {
+    for (const path of lists) await listOf(path); // rendered and kept
+    const patched = await t.call("PATCH", `/api/v1/onboardings/${made[4]!.id}`, { body: { notes: "patched", state: "at_risk" } });
+    expect(patched.status).toBe(200);
+    // Another API process's change, as this one sees it: the row and its version moved in the database.
+    await t.query(`UPDATE onboardings SET notes = 'from another process', updated_at = updated_at + 1 WHERE id = $1`, made[3]!.id);
+    expect((await t.call("DELETE", `/api/v1/onboardings/${made[2]!.id}`)).status).toBe(200);
+    const newest = (await t.call("POST", "/api/v1/onboardings", { body: { customer_id: customer, notes: "newest" } })).body;
+
+    const page = await listOf(lists[0]!);
+    expect(page.body.data.map((o: { id: string; notes: string }) => [o.id, o.notes])).toEqual([
+      [newest.id, "newest"],
+      [made[4]!.id, "patched"],
+      [made[3]!.id, "from another process"],
+    ]);
+    expect(page.body.data[1]).toEqual(patched.body);
+    await expectCurrent(page);
+    const filtered = await listOf(lists[1]!);
+    expect(filtered.body.data.map((o: { id: string }) => o.id)).toEqual([newest.id, made[4]!.id, made[3]!.id, made[1]!.id, made[0]!.id]);
+    await expectCurrent(filtered);
+    expect((await listOf(lists[0]!)).text).toBe(page.text);
+  });
+});
