@@ -8,13 +8,22 @@
  * list reads its page's ids and versions from the database, and a record changed since, by
  * this process or any other, simply misses. Nothing is invalidated, and nothing stale can be
  * served: the database stays the truth, and this saves the work of turning the same rows into
- * the same text again. A record's older texts are replaced by its newer one; past `most`
- * records, the ones written longest ago go first.
+ * the same text again. Past `most` records, the ones first kept longest ago go first.
+ *
+ * Reading a page's versions first pays only when its records are mostly kept already (a page
+ * read again and again: an integration polling its recent onboardings). A walk through pages
+ * read once each would pay that read for nothing, so the lists tell how often they found every
+ * record kept (`noteList`), and read versions first only while that is most of the time
+ * (`expectKept`); a page read whole says as much, since each of its rows is looked up here too.
  */
 export interface RenderedResources {
   /** The record's text at `version`, if this process wrote it. */
   get(id: string, version: number): string | undefined;
   set(id: string, version: number, text: string): void;
+  /** A list found every record of its page kept (true) or not. */
+  noteList(allKept: boolean): void;
+  /** Whether recent lists mostly found their pages kept: then a list reads versions first. */
+  expectKept(): boolean;
 }
 
 /**
@@ -23,18 +32,25 @@ export interface RenderedResources {
  */
 export const RENDERED_MOST = 10_000;
 
+/** Each list's weight in the running share of lists that found their pages kept. */
+const LIST_WEIGHT = 0.1;
+
 export function createRenderedResources(most = RENDERED_MOST): RenderedResources {
   const texts = new Map<string, { version: number; text: string }>();
+  let keptShare = 0;
   return {
     get(id, version) {
       const kept = texts.get(id);
       return kept !== undefined && kept.version === version ? kept.text : undefined;
     },
     set(id, version, text) {
-      // Deleted first, so the map's order stays the order of writing (the oldest first out).
-      texts.delete(id);
+      const known = texts.has(id);
       texts.set(id, { version, text });
-      if (texts.size > most) texts.delete(texts.keys().next().value!);
+      if (!known && texts.size > most) texts.delete(texts.keys().next().value!);
     },
+    noteList(allKept) {
+      keptShare += LIST_WEIGHT * ((allKept ? 1 : 0) - keptShare);
+    },
+    expectKept: () => keptShare >= 0.5,
   };
 }

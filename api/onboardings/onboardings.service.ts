@@ -124,10 +124,11 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
 }
 
 /**
- * A page of onboardings, as JSON text. The page's ids and versions are read first, and when
- * this process has rendered each of them at that version (`rendered`) the page is those texts.
- * Otherwise the page is read whole, in one statement, and each row rendered (and kept): the
- * answer is then that statement's, as it always was, whatever changed between the two reads.
+ * A page of onboardings, as JSON text, from the texts this process rendered earlier where it
+ * can (api/http/rendered.ts). While recent lists mostly found their pages rendered, the page's
+ * ids and versions are read first, and when each is rendered at that version the page is those
+ * texts. Otherwise the page is read whole, in one statement, and each row rendered (and kept):
+ * the answer is then that statement's, as it always was, whatever changed between the reads.
  */
 export function* listOnboardings(
   deps: Pick<Deps, "customers" | "onboardings"> & { rendered: RenderedResources },
@@ -135,24 +136,36 @@ export function* listOnboardings(
   customerRef: string | null,
   query: ListOnboardingsFilter,
 ): Flow<JsonText> {
+  const { rendered } = deps;
   const customerId = customerRef === null ? null : (yield* findCustomer(deps.customers, actor.orgId, customerRef)).id;
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
   const before = cursorMicros(query.cursor);
-  const versions = pageOf(yield* deps.onboardings.pageVersions(actor.orgId, customerId, query, before, limit + 1), limit);
-  const texts: string[] = [];
-  for (const { id, updatedAt } of versions.kept) {
-    const text = deps.rendered.get(id, updatedAt);
-    if (text === undefined) break;
-    texts.push(text);
+  if (rendered.expectKept()) {
+    const { kept, has_more, last } = pageOf(yield* deps.onboardings.pageVersions(actor.orgId, customerId, query, before, limit + 1), limit);
+    const texts: string[] = [];
+    for (const { id, updatedAt } of kept) {
+      const text = rendered.get(id, updatedAt);
+      if (text === undefined) break;
+      texts.push(text);
+    }
+    if (texts.length === kept.length) {
+      rendered.noteList(true);
+      return new JsonText(pageText(texts, has_more, last ? formatMicros(last.createdAt) : null));
+    }
   }
-  if (texts.length === versions.kept.length) return new JsonText(pageText(texts, versions.has_more, versions.last ? formatMicros(versions.last.createdAt) : null));
   const { kept, has_more, last } = pageOf(yield* deps.onboardings.page(actor.orgId, customerId, query, before, limit + 1), limit);
-  const rendered = kept.map((row) => {
-    const text = deps.rendered.get(row.id, row.updatedAt) ?? JSON.stringify(toOnboardingResource(row));
-    deps.rendered.set(row.id, row.updatedAt, text);
+  let allKept = true;
+  const texts = kept.map((row) => {
+    let text = rendered.get(row.id, row.updatedAt);
+    if (text === undefined) {
+      allKept = false;
+      text = JSON.stringify(toOnboardingResource(row));
+      rendered.set(row.id, row.updatedAt, text);
+    }
     return text;
   });
-  return new JsonText(pageText(rendered, has_more, last ? formatMicros(last.createdAt) : null));
+  rendered.noteList(allKept);
+  return new JsonText(pageText(texts, has_more, last ? formatMicros(last.createdAt) : null));
 }
 
 export function* getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingResource> {

@@ -12,12 +12,21 @@ describe("rendered resources (api/http/rendered.ts)", () => {
     expect([rendered.get("onb_1", 10), rendered.get("onb_1", 11)]).toEqual([undefined, "v11"]);
   });
 
-  test("past its bound, the records written longest ago go first; writing a record again makes it the newest", () => {
+  test("past its bound, the records first kept longest ago go first", () => {
     const rendered = createRenderedResources(2);
     rendered.set("a", 1, "a1");
     rendered.set("b", 1, "b1");
-    rendered.set("a", 2, "a2");
-    rendered.set("c", 1, "c1"); // b goes: a was written after it
-    expect([rendered.get("a", 2), rendered.get("b", 1), rendered.get("c", 1)]).toEqual(["a2", undefined, "c1"]);
+    rendered.set("a", 2, "a2"); // a new version in a's place
+    rendered.set("c", 1, "c1"); // a goes: it was kept first
+    expect([rendered.get("a", 2), rendered.get("b", 1), rendered.get("c", 1)]).toEqual([undefined, "b1", "c1"]);
+  });
+
+  test("lists read versions first only while most of them find their pages kept", () => {
+    const rendered = createRenderedResources();
+    expect(rendered.expectKept()).toBe(false);
+    for (let i = 0; i < 10; i++) rendered.noteList(true);
+    expect(rendered.expectKept()).toBe(true);
+    for (let i = 0; i < 10; i++) rendered.noteList(false);
+    expect(rendered.expectKept()).toBe(false);
   });
 });
