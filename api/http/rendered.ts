@@ -8,7 +8,10 @@
  * list reads its page's ids and versions from the database, and a record changed since, by
  * this process or any other, simply misses. Nothing is invalidated, and nothing stale can be
  * served: the database stays the truth, and this saves the work of turning the same rows into
- * the same text again. Past `most` records, the ones first kept longest ago go first.
+ * the same text again, as long as versions only move forward: a database restored from a backup
+ * under running processes could bring older versions back, and a restore stops every process
+ * first (README, "Backups"). Past `budget` characters of text in all, the records first kept
+ * longest ago go first.
  *
  * Reading a page's versions first pays only when its records are mostly kept already (a page
  * read again and again: an integration polling its recent onboardings). A walk through pages
@@ -27,16 +30,20 @@ export interface RenderedResources {
 }
 
 /**
- * Records kept at most: ~10,000 onboardings' texts are about 8 MB, and a list's pages of the
- * same few hundred records (an integration polling its recent onboardings) fit many times over.
+ * Characters of text kept at most, in all: about 10,000 onboardings of the usual size (~800
+ * characters, 8 MB), so a list's pages of the same few hundred records (an integration polling
+ * its recent onboardings) fit many times over. Counted in characters, not records: an
+ * onboarding's `notes` may hold 10,000 characters, and escaped in JSON many more.
  */
-export const RENDERED_MOST = 10_000;
+export const RENDERED_BUDGET = 8_000_000;
 
 /** Each list's weight in the running share of lists that found their pages kept. */
 const LIST_WEIGHT = 0.1;
 
-export function createRenderedResources(most = RENDERED_MOST): RenderedResources {
+/** `longest`: a text longer than this is not kept (by default a fiftieth of the budget: ~160 onboardings' worth). */
+export function createRenderedResources(budget = RENDERED_BUDGET, longest = budget / 50): RenderedResources {
   const texts = new Map<string, { version: number; text: string }>();
+  let characters = 0;
   let keptShare = 0;
   return {
     get(id, version) {
@@ -44,9 +51,15 @@ export function createRenderedResources(most = RENDERED_MOST): RenderedResources
       return kept !== undefined && kept.version === version ? kept.text : undefined;
     },
     set(id, version, text) {
-      const known = texts.has(id);
-      texts.set(id, { version, text });
-      if (!known && texts.size > most) texts.delete(texts.keys().next().value!);
+      if (text.length > Math.min(budget, longest)) return;
+      const before = texts.get(id);
+      characters += text.length - (before?.text.length ?? 0);
+      texts.set(id, { version, text }); // a new version keeps its record's place
+      while (characters > budget) {
+        const [oldest, kept] = texts.entries().next().value!;
+        texts.delete(oldest);
+        characters -= kept.text.length;
+      }
     },
     noteList(allKept) {
       keptShare += LIST_WEIGHT * ((allKept ? 1 : 0) - keptShare);

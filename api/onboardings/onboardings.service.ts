@@ -149,7 +149,7 @@ export function* listOnboardings(
       texts.push(text);
     }
     if (texts.length === kept.length) {
-      rendered.noteList(true);
+      if (kept.length > 0) rendered.noteList(true);
       return new JsonText(pageText(texts, has_more, last ? formatMicros(last.createdAt) : null));
     }
   }
@@ -164,7 +164,7 @@ export function* listOnboardings(
     }
     return text;
   });
-  rendered.noteList(allKept);
+  if (kept.length > 0) rendered.noteList(allKept); // an empty page says nothing either way
   return new JsonText(pageText(texts, has_more, last ? formatMicros(last.createdAt) : null));
 }
 

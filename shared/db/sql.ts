@@ -307,7 +307,7 @@ export function updateRows<R>(
   const names = Object.keys(columns);
   const statement = sql.statement(
     `WITH changes AS MATERIALIZED (SELECT * FROM ${sql.rowSet("rows", { [key]: "text", ...columns })})
-     UPDATE ${table} SET ${names.map((name) => `${name} = changes."${name}"`).join(", ")}
+     UPDATE ${table} SET ${names.map((name) => `"${name}" = changes."${name}"`).join(", ")}
      FROM changes WHERE ${table}.${key} = changes."${key}" AND ${sql.oneOf(`${table}.${key}`, "keys")}`,
   );
   return function* (rows) {

@@ -12,13 +12,24 @@ describe("rendered resources (api/http/rendered.ts)", () => {
     expect([rendered.get("onb_1", 10), rendered.get("onb_1", 11)]).toEqual([undefined, "v11"]);
   });
 
-  test("past its bound, the records first kept longest ago go first", () => {
-    const rendered = createRenderedResources(2);
+  test("past its budget of characters, the records first kept longest ago go first", () => {
+    const rendered = createRenderedResources(4, 4);
     rendered.set("a", 1, "a1");
     rendered.set("b", 1, "b1");
     rendered.set("a", 2, "a2"); // a new version in a's place
     rendered.set("c", 1, "c1"); // a goes: it was kept first
     expect([rendered.get("a", 2), rendered.get("b", 1), rendered.get("c", 1)]).toEqual([undefined, "b1", "c1"]);
+    rendered.set("d", 1, "dddd"); // as long as the budget: b and c go
+    expect([rendered.get("b", 1), rendered.get("c", 1), rendered.get("d", 1)]).toEqual([undefined, undefined, "dddd"]);
+    rendered.set("e", 1, "eeeee"); // longer than the budget: not kept, and nothing goes for it
+    expect([rendered.get("d", 1), rendered.get("e", 1)]).toEqual(["dddd", undefined]);
+  });
+
+  test("a text longer than a fiftieth of the budget is not kept", () => {
+    const rendered = createRenderedResources(1000);
+    rendered.set("short", 1, "x".repeat(20));
+    rendered.set("long", 1, "x".repeat(21));
+    expect([rendered.get("short", 1)?.length, rendered.get("long", 1)]).toEqual([20, undefined]);
   });
 
   test("lists read versions first only while most of them find their pages kept", () => {
