@@ -59,9 +59,10 @@ export function toPage<R extends { createdAt: number }, T>(rows: R[], limit: num
 }
 
 /**
- * A `ListPage` written as JSON from its items' texts (api/http/rendered.ts): the same text as
- * `JSON.stringify` of the page object, fields in the same order.
+ * `toPage` written as JSON from its items' texts (api/http/rendered.ts), for a page read with
+ * `pageOf`: the same text as `JSON.stringify` of `toPage`'s object, fields in the same order.
  */
-export function pageText(items: readonly string[], has_more: boolean, next_cursor: string | null): string {
-  return `{"object":"list","data":[${items.join(",")}],"has_more":${has_more},"next_cursor":${next_cursor === null ? "null" : JSON.stringify(next_cursor)}}`;
+export function pageText(items: readonly string[], { has_more, last }: { has_more: boolean; last: { createdAt: number } | undefined }): string {
+  const next_cursor = last ? JSON.stringify(formatMicros(last.createdAt)) : "null";
+  return `{"object":"list","data":[${items.join(",")}],"has_more":${has_more},"next_cursor":${next_cursor}}`;
 }

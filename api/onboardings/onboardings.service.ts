@@ -1,4 +1,4 @@
-import { formatMicros, parseDateTimeMicros } from "../../shared/clock.ts";
+import { parseDateTimeMicros } from "../../shared/clock.ts";
 import { together, type Flow } from "../../shared/db/flow.ts";
 import type { OnboardingRow } from "../../shared/db/schema.ts";
 import { notFound } from "../../shared/errors.ts";
@@ -141,21 +141,21 @@ export function* listOnboardings(
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
   const before = cursorMicros(query.cursor);
   if (rendered.expectKept()) {
-    const { kept, has_more, last } = pageOf(yield* deps.onboardings.pageVersions(actor.orgId, customerId, query, before, limit + 1), limit);
+    const versions = pageOf(yield* deps.onboardings.pageVersions(actor.orgId, customerId, query, before, limit + 1), limit);
     const texts: string[] = [];
-    for (const { id, updatedAt } of kept) {
+    for (const { id, updatedAt } of versions.kept) {
       const text = rendered.get(id, updatedAt);
       if (text === undefined) break;
       texts.push(text);
     }
-    if (texts.length === kept.length) {
-      if (kept.length > 0) rendered.noteList(true);
-      return new JsonText(pageText(texts, has_more, last ? formatMicros(last.createdAt) : null));
+    if (texts.length === versions.kept.length) {
+      if (texts.length > 0) rendered.noteList(true);
+      return new JsonText(pageText(texts, versions));
     }
   }
-  const { kept, has_more, last } = pageOf(yield* deps.onboardings.page(actor.orgId, customerId, query, before, limit + 1), limit);
+  const page = pageOf(yield* deps.onboardings.page(actor.orgId, customerId, query, before, limit + 1), limit);
   let allKept = true;
-  const texts = kept.map((row) => {
+  const texts = page.kept.map((row) => {
     let text = rendered.get(row.id, row.updatedAt);
     if (text === undefined) {
       allKept = false;
@@ -164,8 +164,8 @@ export function* listOnboardings(
     }
     return text;
   });
-  if (kept.length > 0) rendered.noteList(allKept); // an empty page says nothing either way
-  return new JsonText(pageText(texts, has_more, last ? formatMicros(last.createdAt) : null));
+  if (texts.length > 0) rendered.noteList(allKept); // an empty page says nothing either way
+  return new JsonText(pageText(texts, page));
 }
 
 export function* getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingResource> {

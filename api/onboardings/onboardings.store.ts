@@ -62,7 +62,7 @@ export function createOnboardingStore(sql: Sql) {
       }
     }
   }
-  const pageOf = <R>(statements: Map<string, ReturnType<typeof sql.statement<R>>>, orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number) => {
+  const runPage = <R>(statements: Map<string, ReturnType<typeof sql.statement<R>>>, orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number) => {
     const params: Record<string, string | number> = { orgId, before, limit };
     if (customerId !== null) params.customerId = customerId;
     if (filter.phase !== undefined) params.phase = filter.phase;
@@ -111,53 +111,51 @@ export function createOnboardingStore(sql: Sql) {
   const updateAllMany = updateManyOf(mutable);
   /** The columns `next` changed from `current`: the key of the statement that writes them. */
   const changedOf = (current: OnboardingRow, next: OnboardingRow) => mutable.filter((key) => next[key] !== current[key]);
-  const softDelete = sql.statement(`UPDATE onboardings SET deleted_at = $now WHERE id = $id`);
-
-  function update(current: OnboardingRow, next: OnboardingRow): Flow<void> {
-    const changed = changedOf(current, next);
-    if (changed.length === 0) return updateAll.send(next); // callers write changes only; exact all the same
-    const shape = changed.join(",");
-    let statement = updates.get(shape);
-    if (!statement && updates.size < MAX_UPDATE_SHAPES) updates.set(shape, (statement = updateOf(changed)));
-    return (statement ?? updateAll).send(next);
+  /**
+   * The write for a set of changed columns, made when the set is first seen; for no column
+   * (callers write changes only; exact all the same) and past `MAX_UPDATE_SHAPES` sets, the one
+   * that writes every column.
+   */
+  function forShape<W>(made: Map<string, W>, keys: readonly (keyof OnboardingRow)[], make: (keys: readonly (keyof OnboardingRow)[]) => W, all: W): W {
+    if (keys.length === 0) return all;
+    const shape = keys.join(",");
+    let write = made.get(shape);
+    if (!write && made.size < MAX_UPDATE_SHAPES) made.set(shape, (write = make(keys)));
+    return write ?? all;
   }
+  const softDelete = sql.statement(`UPDATE onboardings SET deleted_at = $now WHERE id = $id`);
 
   return {
     byId: (orgId: string, id: string) => byIdTogether({ orgId, id }),
     byDisplayId: (orgId: string, displayId: number) => byDisplayId.get({ orgId, displayId }),
     /** Live onboardings by id, of any workspace (the caller tells whose each is), locked like `byId`. */
     byIds: (ids: readonly string[]) => byIds.all({ ids: jsonList(ids) }),
-    page: (orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number) => pageOf(pages, orgId, customerId, filter, before, limit),
+    page: (orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number) => runPage(pages, orgId, customerId, filter, before, limit),
     /** The same page's ids, versions (`updated_at`) and `created_at`, in the same order. */
     pageVersions: (orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number) =>
-      pageOf(pageVersions, orgId, customerId, filter, before, limit),
+      runPage(pageVersions, orgId, customerId, filter, before, limit),
     // Sent without waiting (`send`): nothing reads their answer, and a change's writes travel together.
     insert: (row: Omit<OnboardingRow, "deletedAt">) => insert.send(row),
     /** A batch's new onboardings (made together: api/onboardings/onboardings.together.ts). */
     insertMany: (rows: readonly Omit<OnboardingRow, "deletedAt">[]) => insertMany.send(rows),
     /** `next` as the change made it from `current`, the row read (and locked) in the same transaction. */
-    update,
+    update: (current: OnboardingRow, next: OnboardingRow) => forShape(updates, changedOf(current, next), updateOf, updateAll).send(next),
     /**
      * `update` for a batch's rows (changes made together: api/onboardings/onboarding-updates.together.ts),
      * each read (and locked) in the same transaction: one statement per set of changed columns.
      */
     *updateMany(changes: readonly { current: OnboardingRow; next: OnboardingRow }[]): Flow<void> {
-      const byShape = new Map<string, { keys: (keyof OnboardingRow)[]; changes: { current: OnboardingRow; next: OnboardingRow }[] }>();
-      for (const change of changes) {
-        const keys = changedOf(change.current, change.next);
+      const byShape = new Map<string, { keys: (keyof OnboardingRow)[]; rows: OnboardingRow[] }>();
+      for (const { current, next } of changes) {
+        const keys = changedOf(current, next);
         const shape = keys.join(",");
         const group = byShape.get(shape);
-        if (group) group.changes.push(change);
-        else byShape.set(shape, { keys, changes: [change] });
+        if (group) group.rows.push(next);
+        else byShape.set(shape, { keys, rows: [next] });
       }
-      for (const [shape, group] of byShape) {
-        if (group.changes.length === 1) {
-          yield* update(group.changes[0]!.current, group.changes[0]!.next);
-          continue;
-        }
-        let write = shape === "" ? updateAllMany : updatesOfMany.get(shape);
-        if (!write && updatesOfMany.size < MAX_UPDATE_SHAPES) updatesOfMany.set(shape, (write = updateManyOf(group.keys)));
-        yield* (write ?? updateAllMany)(group.changes.map((change) => change.next));
+      for (const { keys, rows } of byShape.values()) {
+        if (rows.length === 1) yield* forShape(updates, keys, updateOf, updateAll).send(rows[0]);
+        else yield* forShape(updatesOfMany, keys, updateManyOf, updateAllMany)(rows);
       }
     },
     softDelete: (id: string, now: number) => softDelete.run({ id, now }),
