@@ -15,10 +15,11 @@ import { createRequestMetrics } from "../api/admin/request-metrics.ts";
 import { createAuthenticator } from "../api/auth/authenticate.ts";
 import type { Actor } from "../api/auth/actor.ts";
 import { createRequestLimits, DEFAULT_RATE_LIMITS } from "../api/limits/request-limits.ts";
+import { createKeptShare, createRenderedResources } from "../api/http/rendered.ts";
 import { getOnboarding } from "../api/onboardings/onboardings.service.ts";
 import { createApiStores } from "../api/stores.ts";
 import { hashApiKey } from "../shared/api-keys.ts";
-import { run } from "../shared/db/flow.ts";
+import { run, runSync } from "../shared/db/flow.ts";
 import { newId } from "../shared/ids.ts";
 import { startInProcessApp } from "./lib/in-process.ts";
 
@@ -37,6 +38,7 @@ async function measure(): Promise<void> {
   const authenticate = createAuthenticator(stores.apiKeys, database.watchCommits());
   const limits = createRequestLimits(built.limiter, DEFAULT_RATE_LIMITS);
   const metrics = createRequestMetrics(new Registry());
+  const reading = { ...built.services, rendered: createRenderedResources(), kept: createKeptShare() };
   const headers = keys.map((k) => `Bearer ${k.key}`);
   const actors = headers.map((h) => run(authenticate(h)) as Actor);
   const bare = new Sqlite(file, { strict: true });
@@ -124,7 +126,7 @@ async function measure(): Promise<void> {
       ["rate limit", await wall(limited()), "the shared limit; one Redis claim per 10 requests of a key, awaited here when nothing is in hand"],
       ["key usage", await wall((i) => built.usage.record(actors[i % actors.length]!.keyId, "127.0.0.1")), ""],
       ["metrics", observe, ""],
-      ["the read (store, resource, JSON)", await wall((i) => JSON.stringify(run(getOnboarding(built.services, actors[0]!, onboardingIds[i % onboardingIds.length]!)))), "what the bare server does, with the resource's shape"],
+      ["the read (store, resource, JSON)", await wall((i) => runSync(getOnboarding(reading, actors[0]!, onboardingIds[i % onboardingIds.length]!)).text), "what the bare server does, with the resource's shape; as the route reads it, from the text kept at the row's version"],
       ["response and headers", response, ""],
       ["activity entry (CPU)", await activityCpu(), "an entry per call: built and written into its table"],
       // A public route makes a request id, observes metrics and builds a response too: those are rows of their own.

@@ -13,20 +13,31 @@
  * first (README, "Backups"). Past `budget` characters of text in all, the records first kept
  * longest ago go first.
  *
- * Reading a page's versions first pays only when its records are mostly kept already (a page
- * read again and again: an integration polling its recent onboardings). A walk through pages
- * read once each would pay that read for nothing, so the lists tell how often they found every
- * record kept (`noteList`), and read versions first only while that is most of the time
- * (`expectKept`); a page read whole says as much, since each of its rows is looked up here too.
+ * Reading versions first pays only when the records are mostly kept already (a record or a
+ * page read again and again: an integration polling an onboarding, or its recent ones). Reads
+ * of records seen once each would pay that read for nothing, so each kind of read (the lists,
+ * the GET of one) keeps its own `KeptShare`: how often it found what it read kept, and so
+ * whether to read versions first; a read made whole says as much, since its rows are looked up
+ * here too.
  */
 export interface RenderedResources {
   /** The record's text at `version`, if this process wrote it. */
   get(id: string, version: number): string | undefined;
   set(id: string, version: number, text: string): void;
-  /** A list found every record of its page kept (true) or not. */
-  noteList(allKept: boolean): void;
-  /** Whether recent lists mostly found their pages kept: then a list reads versions first. */
-  expectKept(): boolean;
+}
+
+/** How often one kind of read found every record it showed kept (see `RenderedResources`). */
+export interface KeptShare {
+  /** A read found every record it showed kept (true) or not. */
+  note(allKept: boolean): void;
+  /** Whether recent reads of this kind mostly found their records kept: then the next reads versions first. */
+  expected(): boolean;
+}
+
+/** The texts and how often a kind of read finds them: what a reader of rendered resources is given. */
+export interface Rendering {
+  rendered: RenderedResources;
+  kept: KeptShare;
 }
 
 /**
@@ -37,14 +48,13 @@ export interface RenderedResources {
  */
 export const RENDERED_BUDGET = 8_000_000;
 
-/** Each list's weight in the running share of lists that found their pages kept. */
-const LIST_WEIGHT = 0.1;
+/** Each read's weight in the running share of reads that found their records kept. */
+const READ_WEIGHT = 0.1;
 
 /** `longest`: a text longer than this is not kept (by default a fiftieth of the budget: ~160 onboardings' worth). */
 export function createRenderedResources(budget = RENDERED_BUDGET, longest = budget / 50): RenderedResources {
   const texts = new Map<string, { version: number; text: string }>();
   let characters = 0;
-  let keptShare = 0;
   return {
     get(id, version) {
       const kept = texts.get(id);
@@ -61,9 +71,15 @@ export function createRenderedResources(budget = RENDERED_BUDGET, longest = budg
         characters -= kept.text.length;
       }
     },
-    noteList(allKept) {
-      keptShare += LIST_WEIGHT * ((allKept ? 1 : 0) - keptShare);
+  };
+}
+
+export function createKeptShare(): KeptShare {
+  let share = 0;
+  return {
+    note(allKept) {
+      share += READ_WEIGHT * ((allKept ? 1 : 0) - share);
     },
-    expectKept: () => keptShare >= 0.5,
+    expected: () => share >= 0.5,
   };
 }

@@ -1,6 +1,6 @@
 import { exampleOnboarding, listOf, requestExamples } from "../examples.ts";
 import { apiOrigin } from "../events/events.service.ts";
-import { createRenderedResources } from "../http/rendered.ts";
+import { createKeptShare, createRenderedResources } from "../http/rendered.ts";
 import { defineRoute, type RouteDef } from "../http/route.ts";
 import {
   CreateOnboardingBody,
@@ -28,8 +28,11 @@ const page = { status: 200, description: "A page of onboardings.", schema: Onboa
 const one = (description: string) => ({ status: 200, description, schema: Onboarding, example: exampleOnboarding }) as const;
 
 export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => {
-  // This process's rendered onboardings, for the lists (api/http/rendered.ts).
-  const lists = { ...deps, rendered: createRenderedResources() };
+  // This process's rendered onboardings, for the lists and the GET of one (api/http/rendered.ts):
+  // one set of texts, and how often each kind of read finds its records there.
+  const rendered = createRenderedResources();
+  const lists = { ...deps, rendered, kept: createKeptShare() };
+  const gets = { ...deps, rendered, kept: createKeptShare() };
   return [
     defineRoute({
       method: "GET",
@@ -81,7 +84,7 @@ export const onboardingRoutes = (deps: OnboardingDeps): RouteDef[] => {
       params: OnboardingRefParams,
       success: one("The onboarding."),
       errors: ["onboarding_not_found"],
-      handler: ({ actor, params }) => getOnboarding(deps, actor, params.onboarding_ref),
+      handler: ({ actor, params }) => getOnboarding(gets, actor, params.onboarding_ref),
     }),
     defineRoute({
       method: "PATCH",

@@ -5,7 +5,7 @@ import { notFound } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Actor } from "../auth/actor.ts";
 import { cursorMicros, PAGE_LIMIT_DEFAULT, pageOf, pageText } from "../http/pagination.ts";
-import type { RenderedResources } from "../http/rendered.ts";
+import type { RenderedResources, Rendering } from "../http/rendered.ts";
 import { JsonText } from "../http/route.ts";
 import { findCustomer } from "../customers/customers.service.ts";
 import type { CoreDeps } from "../deps.ts";
@@ -124,6 +124,18 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
 }
 
 /**
+ * An onboarding's resource as JSON text: the text kept at the row's version, or rendered now
+ * (and kept). `kept` says which.
+ */
+function textOf(rendered: RenderedResources, row: OnboardingRow): { text: string; kept: boolean } {
+  const text = rendered.get(row.id, row.updatedAt);
+  if (text !== undefined) return { text, kept: true };
+  const made = JSON.stringify(toOnboardingResource(row));
+  rendered.set(row.id, row.updatedAt, made);
+  return { text: made, kept: false };
+}
+
+/**
  * A page of onboardings, as JSON text, from the texts this process rendered earlier where it
  * can (api/http/rendered.ts). While recent lists mostly found their pages rendered, the page's
  * ids and versions are read first, and when each is rendered at that version the page is those
@@ -131,16 +143,16 @@ export function* createOnboarding(deps: Deps, actor: Actor, input: CreateOnboard
  * the answer is then that statement's, as it always was, whatever changed between the reads.
  */
 export function* listOnboardings(
-  deps: Pick<Deps, "customers" | "onboardings"> & { rendered: RenderedResources },
+  deps: Pick<Deps, "customers" | "onboardings"> & Rendering,
   actor: Actor,
   customerRef: string | null,
   query: ListOnboardingsFilter,
 ): Flow<JsonText> {
-  const { rendered } = deps;
+  const { rendered, kept } = deps;
   const customerId = customerRef === null ? null : (yield* findCustomer(deps.customers, actor.orgId, customerRef)).id;
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
   const before = cursorMicros(query.cursor);
-  if (rendered.expectKept()) {
+  if (kept.expected()) {
     const versions = pageOf(yield* deps.onboardings.pageVersions(actor.orgId, customerId, query, before, limit + 1), limit);
     const texts: string[] = [];
     for (const { id, updatedAt } of versions.kept) {
@@ -149,27 +161,45 @@ export function* listOnboardings(
       texts.push(text);
     }
     if (texts.length === versions.kept.length) {
-      if (texts.length > 0) rendered.noteList(true);
+      if (texts.length > 0) kept.note(true);
       return new JsonText(pageText(texts, versions));
     }
   }
   const page = pageOf(yield* deps.onboardings.page(actor.orgId, customerId, query, before, limit + 1), limit);
   let allKept = true;
   const texts = page.kept.map((row) => {
-    let text = rendered.get(row.id, row.updatedAt);
-    if (text === undefined) {
-      allKept = false;
-      text = JSON.stringify(toOnboardingResource(row));
-      rendered.set(row.id, row.updatedAt, text);
-    }
-    return text;
+    const made = textOf(rendered, row);
+    allKept &&= made.kept;
+    return made.text;
   });
-  if (texts.length > 0) rendered.noteList(allKept); // an empty page says nothing either way
+  if (texts.length > 0) kept.note(allKept); // an empty page says nothing either way
   return new JsonText(pageText(texts, page));
 }
 
-export function* getOnboarding(deps: Pick<Deps, "onboardings">, actor: Actor, ref: string): Flow<OnboardingResource> {
-  return toOnboardingResource(yield* findOnboarding(deps, actor, ref));
+/**
+ * One onboarding, by either reference, as JSON text, from the text this process rendered
+ * earlier where it can (api/http/rendered.ts): while recent GETs mostly found theirs, its id
+ * and version are read first, and a text kept at that version is the answer. Otherwise the row
+ * is read whole and rendered (and kept), as it always was.
+ */
+export function* getOnboarding(deps: Pick<Deps, "onboardings"> & Rendering, actor: Actor, ref: string): Flow<JsonText> {
+  const { rendered, kept } = deps;
+  if (kept.expected()) {
+    const version = yield* findByRef(
+      ref,
+      (id) => deps.onboardings.versionById(actor.orgId, id),
+      (n) => deps.onboardings.versionByDisplayId(actor.orgId, n),
+    );
+    if (!version) throw notFound("onboarding", ref);
+    const text = rendered.get(version.id, version.updatedAt);
+    if (text !== undefined) {
+      kept.note(true);
+      return new JsonText(text);
+    }
+  }
+  const made = textOf(rendered, yield* findOnboarding(deps, actor, ref));
+  kept.note(made.kept);
+  return new JsonText(made.text);
 }
 
 /** What a PATCH makes of an onboarding: the next row and, for a phase change, what its records need. */

@@ -14,6 +14,7 @@ export interface OnboardingVersion {
   createdAt: number;
 }
 const decodeVersion = decoder<OnboardingVersion>({ id: "text", updatedAt: "number", createdAt: "number" });
+const decodeOwnedVersion = decoder<OnboardingVersion & { orgId: string }>({ orgId: "text", id: "text", updatedAt: "number", createdAt: "number" });
 
 export interface PageFilter {
   phase?: string | undefined;
@@ -40,6 +41,16 @@ export function createOnboardingStore(sql: Sql) {
   const byIdTogether = sql.readTogether(
     (p: { orgId: string; id: string }) => byId.get(p),
     (ps) => byIds.all({ ids: jsonList(ps.map((p) => p.id)) }),
+    (row, p) => row.id === p.id && row.orgId === p.orgId,
+  );
+  // A GET's id and version (api/http/rendered.ts), by either reference, made together like `byIdTogether`.
+  const version = `SELECT org_id AS "orgId", id, updated_at AS "updatedAt", created_at AS "createdAt" FROM onboardings WHERE`;
+  const versionById = sql.statement(`${version} ${live} AND id = $id`, { decode: decodeOwnedVersion });
+  const versionByDisplayId = sql.statement(`${version} ${live} AND display_id = $displayId`, { decode: decodeOwnedVersion });
+  const versionsByIds = sql.statement(`${version} deleted_at IS NULL AND ${sql.oneOf("id", "ids")}`, { decode: decodeOwnedVersion });
+  const versionByIdTogether = sql.readTogether(
+    (p: { orgId: string; id: string }) => versionById.get(p),
+    (ps) => versionsByIds.all({ ids: jsonList(ps.map((p) => p.id)) }),
     (row, p) => row.id === p.id && row.orgId === p.orgId,
   );
 
@@ -128,6 +139,9 @@ export function createOnboardingStore(sql: Sql) {
   return {
     byId: (orgId: string, id: string) => byIdTogether({ orgId, id }),
     byDisplayId: (orgId: string, displayId: number) => byDisplayId.get({ orgId, displayId }),
+    /** A live onboarding's id and version (`updated_at`), for a GET answered from its rendered text. */
+    versionById: (orgId: string, id: string) => versionByIdTogether({ orgId, id }),
+    versionByDisplayId: (orgId: string, displayId: number) => versionByDisplayId.get({ orgId, displayId }),
     /** Live onboardings by id, of any workspace (the caller tells whose each is), locked like `byId`. */
     byIds: (ids: readonly string[]) => byIds.all({ ids: jsonList(ids) }),
     page: (orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number) => runPage(pages, orgId, customerId, filter, before, limit),

@@ -18,12 +18,13 @@ import { createApp } from "../../api/app.ts";
 import { createAuthenticator } from "../../api/auth/authenticate.ts";
 import type { Actor } from "../../api/auth/actor.ts";
 import { createRequestLimits, DEFAULT_RATE_LIMITS } from "../../api/limits/request-limits.ts";
+import { createKeptShare, createRenderedResources } from "../../api/http/rendered.ts";
 import { getOnboarding } from "../../api/onboardings/onboardings.service.ts";
 import { createApiStores } from "../../api/stores.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { openDatabase } from "../../shared/db/client.ts";
 import { sqliteDatabase } from "../../shared/db/database.ts";
-import { run } from "../../shared/db/flow.ts";
+import { run, runSync } from "../../shared/db/flow.ts";
 import { newId } from "../../shared/ids.ts";
 import { createLogger } from "../../shared/logger.ts";
 
@@ -34,6 +35,8 @@ const built = await createApp({ database, redis, clock: systemClock, logger: cre
 const authenticate = createAuthenticator(createApiStores(database, () => {}).apiKeys, database.watchCommits());
 const limits = createRequestLimits(built.limiter, DEFAULT_RATE_LIMITS);
 const route = "/api/v1/onboardings/:onboarding_ref";
+/** The read as the route makes it: from texts rendered earlier (api/http/rendered.ts). */
+const reading = { ...built.services, rendered: createRenderedResources(), kept: createKeptShare() };
 /** The workspace read from without `auth`; its limit headers are constant without `limit`. */
 const anonymous = { orgId: process.env.ORG_ID!, keyId: "key_floor", keyName: "floor", tier: "paid" } as Actor;
 const FIXED_LIMIT_HEADERS = { "x-ratelimit-limit": "600", "x-ratelimit-remaining": "599", "x-ratelimit-reset": "0" };
@@ -45,7 +48,7 @@ function read(request: Bun.BunRequest<typeof route>, server: Bun.Server<undefine
   const actor = steps.has("auth") ? (run(authenticate(request.headers.get("authorization"))) as Actor) : anonymous;
   const answer = (limitHeaders: Record<string, string>): Response => {
     if (steps.has("usage")) built.usage.record(actor.keyId, address);
-    const body = JSON.stringify(run(getOnboarding(built.services, actor, request.params.onboarding_ref)));
+    const body = runSync(getOnboarding(reading, actor, request.params.onboarding_ref)).text;
     if (steps.has("activity")) {
       built.activity.record({ request_id: requestId, org_id: actor.orgId, key_id: actor.keyId, actor: actor.keyName, method: "GET", route, status: 200, address, duration_ms: performance.now() - started, at: systemClock.nowMicros() });
     }

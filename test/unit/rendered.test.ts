@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createRenderedResources } from "../../api/http/rendered.ts";
+import { createKeptShare, createRenderedResources } from "../../api/http/rendered.ts";
 
 describe("rendered resources (api/http/rendered.ts)", () => {
   test("a text is answered for the version it was written from only", () => {
@@ -32,12 +32,12 @@ describe("rendered resources (api/http/rendered.ts)", () => {
     expect([rendered.get("short", 1)?.length, rendered.get("long", 1)]).toEqual([20, undefined]);
   });
 
-  test("lists read versions first only while most of them find their pages kept", () => {
-    const rendered = createRenderedResources();
-    expect(rendered.expectKept()).toBe(false);
-    for (let i = 0; i < 10; i++) rendered.noteList(true);
-    expect(rendered.expectKept()).toBe(true);
-    for (let i = 0; i < 10; i++) rendered.noteList(false);
-    expect(rendered.expectKept()).toBe(false);
+  test("a kind of read reads versions first only while most of its reads find their records kept", () => {
+    const kept = createKeptShare();
+    expect(kept.expected()).toBe(false);
+    for (let i = 0; i < 10; i++) kept.note(true);
+    expect(kept.expected()).toBe(true);
+    for (let i = 0; i < 10; i++) kept.note(false);
+    expect(kept.expected()).toBe(false);
   });
 });
