@@ -126,7 +126,7 @@ async function measure(): Promise<void> {
       ["rate limit", await wall(limited()), "the shared limit; one Redis claim per 10 requests of a key, awaited here when nothing is in hand"],
       ["key usage", await wall((i) => built.usage.record(actors[i % actors.length]!.keyId, "127.0.0.1")), ""],
       ["metrics", observe, ""],
-      ["the read (store, resource, JSON)", await wall((i) => runSync(getOnboarding(reading, actors[0]!, onboardingIds[i % onboardingIds.length]!)).text), "what the bare server does, with the resource's shape; as the route reads it, from the text kept at the row's version"],
+      ["the read (version, kept text)", await wall((i) => runSync(getOnboarding(reading, actors[0]!, onboardingIds[i % onboardingIds.length]!)).text), "as the route reads: the row's id and version, then its JSON text kept at that version (api/http/rendered.ts)"],
       ["response and headers", response, ""],
       ["activity entry (CPU)", await activityCpu(), "an entry per call: built and written into its table"],
       // A public route makes a request id, observes metrics and builds a response too: those are rows of their own.

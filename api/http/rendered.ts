@@ -1,12 +1,13 @@
 /**
- * Resources as JSON text, each at one version of its record, kept for the lists that show them
- * again (the rendered-fragment cache of the web's frameworks, keyed by record and version).
+ * Resources as JSON text, each at one version of its record, kept for the reads that show them
+ * again, the lists and the GET of one (the rendered-fragment cache of the web's frameworks,
+ * keyed by record and version).
  *
  * A record's version is a value the database moves forward with every change of anything its
  * resource shows (an onboarding's `updated_at`: each change is at least 1 µs after the last,
  * under the row's lock), so a text is only ever used for the version it was written from: a
- * list reads its page's ids and versions from the database, and a record changed since, by
- * this process or any other, simply misses. Nothing is invalidated, and nothing stale can be
+ * read takes its records' ids and versions from the database first, and a record changed
+ * since, by this process or any other, simply misses. Nothing is invalidated, and nothing stale can be
  * served: the database stays the truth, and this saves the work of turning the same rows into
  * the same text again, as long as versions only move forward: a database restored from a backup
  * under running processes could bring older versions back, and a restore stops every process

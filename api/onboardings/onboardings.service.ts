@@ -57,9 +57,14 @@ const FIELDS = {
 
 
 export function* findOnboarding(deps: Pick<Deps, "onboardings">, actor: Pick<Actor, "orgId">, ref: string): Flow<OnboardingRow> {
-  const row = yield* findByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n));
-  if (!row) throw notFound("onboarding", ref);
-  return row;
+  return yield* onboardingByRef(ref, (id) => deps.onboardings.byId(actor.orgId, id), (n) => deps.onboardings.byDisplayId(actor.orgId, n));
+}
+
+/** What one of the two lookups finds for `ref` (an id, or digits for a display_id); 404 `onboarding_not_found` when it finds nothing. */
+function* onboardingByRef<R>(ref: string, byId: (id: string) => Flow<R | undefined>, byDisplayId: (displayId: number) => Flow<R | undefined>): Flow<R> {
+  const found = yield* findByRef(ref, byId, byDisplayId);
+  if (found === undefined) throw notFound("onboarding", ref);
+  return found;
 }
 
 /** The target as an instant, stored beside the text the client sent (which is returned as sent). */
@@ -185,12 +190,11 @@ export function* listOnboardings(
 export function* getOnboarding(deps: Pick<Deps, "onboardings"> & Rendering, actor: Actor, ref: string): Flow<JsonText> {
   const { rendered, kept } = deps;
   if (kept.expected()) {
-    const version = yield* findByRef(
+    const version = yield* onboardingByRef(
       ref,
       (id) => deps.onboardings.versionById(actor.orgId, id),
       (n) => deps.onboardings.versionByDisplayId(actor.orgId, n),
     );
-    if (!version) throw notFound("onboarding", ref);
     const text = rendered.get(version.id, version.updatedAt);
     if (text !== undefined) {
       kept.note(true);

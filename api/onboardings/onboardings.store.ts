@@ -1,7 +1,7 @@
 import { getTableColumns } from "drizzle-orm";
 import type { Flow } from "../../shared/db/flow.ts";
 import { onboardings as o, type OnboardingRow } from "../../shared/db/schema.ts";
-import { col, decoder, insertRows, jsonList, rowOf, updateRows, type RowSetType, type Sql } from "../../shared/db/sql.ts";
+import { col, decoder, insertRows, jsonList, rowOf, updateRows, type RowSetType, type Sql, type Statement } from "../../shared/db/sql.ts";
 
 const IMMUTABLE = new Set<string>(["id", "orgId", "customerId", "displayId", "createdAt", "startedAt", "deletedAt"]);
 /** Distinct sets of changed columns given an UPDATE of their own (see `update`). */
@@ -14,7 +14,13 @@ export interface OnboardingVersion {
   createdAt: number;
 }
 const decodeVersion = decoder<OnboardingVersion>({ id: "text", updatedAt: "number", createdAt: "number" });
-const decodeOwnedVersion = decoder<OnboardingVersion & { orgId: string }>({ orgId: "text", id: "text", updatedAt: "number", createdAt: "number" });
+/** A record's version as a GET reads it (see `versionById`): whose it is, and at which version. */
+export interface RecordVersion {
+  orgId: string;
+  id: string;
+  updatedAt: number;
+}
+const decodeRecordVersion = decoder<RecordVersion>({ orgId: "text", id: "text", updatedAt: "number" });
 
 export interface PageFilter {
   phase?: string | undefined;
@@ -36,23 +42,20 @@ export function createOnboardingStore(sql: Sql) {
     `SELECT ${columns} FROM onboardings WHERE deleted_at IS NULL AND ${sql.oneOf("id", "ids")} ORDER BY id`,
     { decode, lock: "update" },
   );
-  // A GET's lookup outside a transaction is made with the other GETs of its moment, in one
-  // statement (`readTogether`; PostgreSQL only: a SQLite read has no round trip to share).
-  const byIdTogether = sql.readTogether(
-    (p: { orgId: string; id: string }) => byId.get(p),
-    (ps) => byIds.all({ ids: jsonList(ps.map((p) => p.id)) }),
-    (row, p) => row.id === p.id && row.orgId === p.orgId,
-  );
-  // A GET's id and version (api/http/rendered.ts), by either reference, made together like `byIdTogether`.
-  const version = `SELECT org_id AS "orgId", id, updated_at AS "updatedAt", created_at AS "createdAt" FROM onboardings WHERE`;
-  const versionById = sql.statement(`${version} ${live} AND id = $id`, { decode: decodeOwnedVersion });
-  const versionByDisplayId = sql.statement(`${version} ${live} AND display_id = $displayId`, { decode: decodeOwnedVersion });
-  const versionsByIds = sql.statement(`${version} deleted_at IS NULL AND ${sql.oneOf("id", "ids")}`, { decode: decodeOwnedVersion });
-  const versionByIdTogether = sql.readTogether(
-    (p: { orgId: string; id: string }) => versionById.get(p),
-    (ps) => versionsByIds.all({ ids: jsonList(ps.map((p) => p.id)) }),
-    (row, p) => row.id === p.id && row.orgId === p.orgId,
-  );
+  // A GET's lookup by id outside a transaction is made with the other GETs of its moment, in one
+  // statement (`readTogether`; PostgreSQL only: a SQLite read has no round trip to share). Each
+  // workspace's rows are its own: the statement reads the ids asked, and a row answers only the
+  // GET of its workspace.
+  const byIdsOfGets = <R extends { id: string; orgId: string }>(one: (p: { orgId: string; id: string }) => Flow<R | undefined>, many: Statement<R>) =>
+    sql.readTogether(one, (ps) => many.all({ ids: jsonList(ps.map((p) => p.id)) }), (row, p) => row.id === p.id && row.orgId === p.orgId);
+  const byIdTogether = byIdsOfGets((p) => byId.get(p), byIds);
+  // A GET's id and version (api/http/rendered.ts): by id made together like `byIdTogether`, by
+  // display_id one statement each, like `byDisplayId`.
+  const version = `SELECT org_id AS "orgId", id, updated_at AS "updatedAt" FROM onboardings WHERE`;
+  const versionById = sql.statement(`${version} ${live} AND id = $id`, { decode: decodeRecordVersion });
+  const versionByDisplayId = sql.statement(`${version} ${live} AND display_id = $displayId`, { decode: decodeRecordVersion });
+  const versionsByIds = sql.statement(`${version} deleted_at IS NULL AND ${sql.oneOf("id", "ids")}`, { decode: decodeRecordVersion });
+  const versionByIdTogether = byIdsOfGets((p) => versionById.get(p), versionsByIds);
 
   // One statement per scope and filter combination, each served by its own index (see the
   // schema), so a page costs the same however many rows the workspace holds. Each comes twice:

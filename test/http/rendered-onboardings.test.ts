@@ -105,6 +105,17 @@ describe("the GET of one rendered onboarding", () => {
     }
   });
 
+  test("GETs of one moment (on PostgreSQL read together in one statement) each answer their own onboarding, and another workspace's key 404", async () => {
+    // made[2] and made[3] were deleted by the tests above.
+    const live = [made[0]!, made[1]!, made[4]!];
+    await warm(live.map((o) => o.id));
+    const asked = [...live.map((o) => ({ ref: o.id, key: undefined as string | undefined })), { ref: made[4]!.id, key: t.keys.other }, { ref: made[3]!.id, key: undefined }];
+    const answers = await Promise.all(asked.map(({ ref, key }) => get(ref, key)));
+    for (const [i, o] of live.entries()) expect([answers[i]!.status, answers[i]!.body.id]).toEqual([200, o.id]);
+    expect([answers[3]!.status, answers[3]!.body.error.code]).toEqual([404, "onboarding_not_found"]); // another workspace's key
+    expect([answers[4]!.status, answers[4]!.body.error.code]).toEqual([404, "onboarding_not_found"]); // deleted
+  });
+
   test("another workspace's key is answered 404 for an onboarding kept here, as for one never read", async () => {
     const kept = made[4]!;
     await warm([kept.id]);
