@@ -7,12 +7,12 @@
  * resource shows (an onboarding's `updated_at`: each change is at least 1 µs after the last,
  * under the row's lock), so a text is only ever used for the version it was written from: a
  * read takes its records' ids and versions from the database first, and a record changed
- * since, by this process or any other, simply misses. Nothing is invalidated, and nothing stale can be
- * served: the database stays the truth, and this saves the work of turning the same rows into
- * the same text again, as long as versions only move forward: a database restored from a backup
- * under running processes could bring older versions back, and a restore stops every process
- * first (README, "Backups"). Past `budget` characters of text in all, the records first kept
- * longest ago go first.
+ * since, by this process or any other, simply misses. Nothing is invalidated, and nothing stale
+ * can be served: the database stays the truth, and this saves the work of turning the same rows
+ * into the same text again, as long as versions only move forward: a database restored from a
+ * backup under running processes could bring older versions back, and a restore stops every
+ * process first (README, "Backups"). Past `budget` characters of text in all, the records first
+ * kept longest ago go first.
  *
  * Reading versions first pays only when the records are mostly kept already (a record or a
  * page read again and again: an integration polling an onboarding, or its recent ones). Reads
