@@ -19,12 +19,19 @@ function* resolveRef(database: Database, table: "customers" | "onboardings", org
   return id;
 }
 
-/** A customer's timeline, oldest first: what the worker recorded from phase changes. */
+/** A customer's timeline, oldest first: its onboardings' phase changes (their transition records). */
 export function* listTimeline(database: Database, workspaceSlug: string, customerRef: string) {
   const org = yield* findWorkspace(database, workspaceSlug);
   const customerId = yield* resolveRef(database, "customers", org.id, customerRef);
-  const rows = yield* adminStores(database).reports.timelineOf(customerId);
-  return rows.map((r) => ({ object: "timeline_event", kind: r.kind, onboarding_id: r.onboardingId, ...JSON.parse(r.data), actor: r.actor, at: formatMicros(r.at) }));
+  const rows = yield* adminStores(database).reports.timelineOf(org.id, customerId);
+  return rows.map((r) => ({
+    object: "timeline_event",
+    kind: r.kind,
+    onboarding_id: r.onboardingId,
+    ...(r.data === null ? { from: r.fromPhase, to: r.toPhase } : JSON.parse(r.data)),
+    actor: r.actor,
+    at: formatMicros(r.at),
+  }));
 }
 
 /** Every outbound effect with its outcome, newest first. */

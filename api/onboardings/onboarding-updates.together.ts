@@ -8,11 +8,10 @@ import type { RequestInput } from "../http/route.ts";
 import { isDisplayIdRef } from "../refs.ts";
 import { queueDeliveriesAcross, type WebhookTargets } from "../webhooks/webhooks.fanout.ts";
 import type { PhaseChange } from "../../shared/db/phase-durations.store.ts";
-import type { PhaseChangedRecord } from "../../shared/db/timeline.store.ts";
 import { toOnboardingResource } from "./onboardings.resource.ts";
 import type { UpdateOnboardingInput } from "./onboardings.schema.ts";
 import { planUpdate, updateEvents, type OnboardingDeps } from "./onboardings.service.ts";
-import { phaseChangeRecords } from "./phase-change-effects.ts";
+import { phaseTransition } from "./phase-change-effects.ts";
 
 type UpdateInput = RequestInput<{ onboarding_ref: string }, undefined, UpdateOnboardingInput> & { actor: Actor };
 
@@ -56,7 +55,6 @@ export function onboardingUpdatesTogether(deps: OnboardingDeps): Together<Update
 
     *write(inputs, { rows, endpoints }, now): Flow<string[]> {
       const latest = new Map(rows);
-      const timeline: PhaseChangedRecord[] = [];
       const transitions: PhaseChange[] = [];
       const events: Omit<EventRow, "position">[] = [];
       const bodies = inputs.map((input) => {
@@ -66,11 +64,7 @@ export function onboardingUpdatesTogether(deps: OnboardingDeps): Together<Update
         if (!plan) return JSON.stringify(toOnboardingResource(current));
         const { next, at, phaseChange } = plan;
         latest.set(id, next);
-        if (phaseChange) {
-          const records = phaseChangeRecords(input.actor, current, next, at, phaseChange.suspendedInPhase);
-          timeline.push(records.timeline);
-          transitions.push(records.transition);
-        }
+        if (phaseChange) transitions.push(phaseTransition(input.actor, current, next, at, phaseChange.suspendedInPhase));
         const { resource, events: pending } = updateEvents(current, next);
         const body = JSON.stringify(resource);
         // Every event of an update carries the updated onboarding: its text is the response's.
@@ -78,7 +72,6 @@ export function onboardingUpdatesTogether(deps: OnboardingDeps): Together<Update
         for (const event of made) events.push({ ...event, orgId: input.actor.orgId });
         return body;
       });
-      if (timeline.length > 0) yield* deps.timeline.phaseChangedMany(timeline);
       const addToMonths = transitions.length > 0 ? yield* deps.phaseDurations.recordManyNew(transitions) : null;
       yield* deps.onboardings.updateMany([...latest].flatMap(([id, next]) => (next === rows.get(id) ? [] : [{ current: rows.get(id)!, next }])));
       if (addToMonths) yield* addToMonths();

@@ -10,7 +10,6 @@ import { JsonText } from "../http/route.ts";
 import { findCustomer } from "../customers/customers.service.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.ts";
-import type { TimelineStore } from "../../shared/db/timeline.store.ts";
 import type { CustomerStore } from "../customers/customers.store.ts";
 import type { OnboardingStore } from "./onboardings.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
@@ -33,7 +32,6 @@ export type OnboardingDeps = CoreDeps & {
   onboardings: OnboardingStore;
   events: EventStore;
   phaseDurations: PhaseDurationStore;
-  timeline: TimelineStore;
 };
 type Deps = OnboardingDeps;
 

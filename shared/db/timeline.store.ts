@@ -3,7 +3,7 @@ import { insertRows, type Sql } from "./sql.ts";
 
 /** A timeline event on the customer for a phase change (`data`: the change as JSON). */
 export type PhaseChangedRecord = {
-  /** Unique per change (`<onboarding id>:<at>`), or the job id of an event queued by an older version: a second write is a no-op. */
+  /** The id of the job that queued it: a second write is a no-op. */
   source: string;
   orgId: string;
   customerId: string;
@@ -14,10 +14,12 @@ export type PhaseChangedRecord = {
 };
 
 /**
- * The customers' timelines. A phase change writes its event in its own transaction (the API,
- * since #26's tenth pass, as it writes its phase-transition record); the worker writes the
- * events that older versions queued as `timeline.phase_changed` jobs. Keyed by `source`, so a
- * change or a job written twice is written once.
+ * The customers' timeline rows of earlier versions. A phase change's entry in the timeline is its
+ * phase-transition record (admin/reports.store.ts reads both tables); this table keeps what
+ * earlier versions wrote: a copy of each change's transition (in the change's transaction, from
+ * #26's tenth to its nineteenth pass) and, before that, the `timeline.phase_changed` jobs' rows.
+ * The worker still writes the jobs an older API queued, so an upgrade with such jobs in flight
+ * loses none. Keyed by `source`, so a job written twice is written once.
  */
 export function createTimelineStore(sql: Sql) {
   const COLUMNS = { source: "source", org_id: "orgId", customer_id: "customerId", onboarding_id: "onboardingId", data: "data", actor: "actor", at: "at" } as const;
@@ -29,10 +31,10 @@ export function createTimelineStore(sql: Sql) {
     "ON CONFLICT (source) DO NOTHING",
   );
   return {
-    /** In the change's transaction, sent without waiting (`Statement.send`) with its other writes. */
-    phaseChanged: (record: PhaseChangedRecord): Flow<void> => phaseChanged.send([record]),
-    /** The same for the phase changes of a batch made together. */
-    phaseChangedMany: (records: readonly PhaseChangedRecord[]): Flow<void> => phaseChanged.send(records),
+    /** Writes a queued job's event (a second write of the same `source` is a no-op). */
+    *phaseChanged(record: PhaseChangedRecord): Flow<void> {
+      yield* phaseChanged([record]);
+    },
   };
 }
 

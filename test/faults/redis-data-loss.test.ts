@@ -63,7 +63,6 @@ describe("Redis restarted without its data", () => {
       for (const id of ids) {
         expect({ id, dm: (await h.deliveries(id)).filter((d) => d.kind === "launch.slack_dm" && d.status === "sent").length }).toEqual({ id, dm: 1 });
         expect(await count(h, "calendar_entries", id)).toBe(1);
-        expect(await count(h, "timeline_events", id)).toBe(1);
         expect(await count(h, "phase_transitions", id)).toBe(1);
       }
       expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(100);

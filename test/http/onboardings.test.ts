@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Onboarding, OnboardingList } from "../../api/onboardings/onboardings.schema.ts";
 import { PHASES, STATES } from "../../shared/domain.ts";
+import { listTimeline } from "../../admin/reports.ts";
+import { run } from "../../shared/db/flow.ts";
 import { createTestApp, expectError, expectSchema, ManualClock, type TestApp } from "../support/test-app.ts";
 
 const clock = new ManualClock();
@@ -27,6 +29,10 @@ const transitionsOf = async (onboardingId: string) =>
       onboardingId,
     )
   ).map((row) => ({ ...row })); // plain objects: PostgreSQL's result rows carry more than their columns
+
+/** An onboarding's entries in its customer's timeline, as `npm run admin -- timeline list` reads them. */
+const timelineOf = async (onboardingId: string) =>
+  (await run(listTimeline(t.database, "acme", customer.id))).filter((entry) => entry.onboarding_id === onboardingId).map(({ at: _, ...entry }) => entry);
 
 const create = async (body: Record<string, unknown> = {}, key = t.keys.live) =>
   (await t.call("POST", "/api/v1/onboardings", { key, body: { customer_id: customer.id, ...body } })).body;
@@ -136,15 +142,36 @@ describe("onboardings", () => {
     expect((await outboxFor(created.id)).length).toBe(before);
   });
 
-  test("a phase change writes its timeline event and its phase-transition record in its own transaction, queues nothing, actor = key name", async () => {
+  test("a phase change writes its phase-transition record in its own transaction, its customer's timeline shows it, queues nothing, actor = key name", async () => {
     const created = await create();
     await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "program_design" } });
     expect(await outboxFor(created.id)).toEqual([]);
-    const timeline = await t.query<{ kind: string; data: string; actor: string; customer_id: string }>("SELECT kind, data, actor, customer_id FROM timeline_events WHERE onboarding_id = ?", created.id);
-    expect(timeline.map((e) => ({ ...e, data: JSON.parse(e.data) }))).toEqual([
-      { kind: "phase_changed", data: { from: "before_getting_started", to: "program_design" }, actor: "crm-sync", customer_id: customer.id },
-    ]);
     expect(await transitionsOf(created.id)).toMatchObject([{ from_phase: "before_getting_started", to_phase: "program_design", actor: "crm-sync", customer_id: customer.id }]);
+    // The transition is the timeline's entry: stored once, not copied into timeline_events.
+    expect(await timelineOf(created.id)).toEqual([
+      { object: "timeline_event", kind: "phase_changed", onboarding_id: created.id, from: "before_getting_started", to: "program_design", actor: "crm-sync" },
+    ]);
+    expect(await t.count("timeline_events", "onboarding_id = ?", created.id)).toBe(0);
+  });
+
+  test("a customer's timeline shows a change once, whichever release wrote it: a copy in timeline_events and its transition, a queued job's row, a transition alone", async () => {
+    const created = await create();
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "program_design" } });
+    await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { body: { phase: "review" } });
+    const [first, second] = await t.query<{ at: unknown; source: string }>("SELECT at, source FROM phase_transitions WHERE onboarding_id = ? ORDER BY at", created.id);
+    const orgId = (await t.query<{ org_id: string }>("SELECT org_id FROM onboardings WHERE id = ?", created.id))[0]!.org_id;
+    const row = `INSERT INTO timeline_events (source, org_id, customer_id, onboarding_id, kind, data, actor, at) VALUES (?, ?, ?, ?, 'phase_changed', ?, 'crm-sync', ?)`;
+    // As the tenth to eighteenth passes wrote it: a copy of the first change's transition, same source.
+    await t.query(row, first!.source, orgId, customer.id, created.id, JSON.stringify({ from: "before_getting_started", to: "program_design" }), Number(first!.at));
+    // As an earlier release's worker wrote a queued job: keyed by the job, at the change's instant.
+    await t.query(row, "outbox-1", orgId, customer.id, created.id, JSON.stringify({ from: "program_design", to: "review" }), Number(second!.at));
+    // A change of that release whose transition was never recorded (its job lost before transitions were kept).
+    await t.query(row, "outbox-2", orgId, customer.id, created.id, JSON.stringify({ from: "review", to: "program_buildout" }), Number(second!.at) + 1);
+    expect((await timelineOf(created.id)).map((entry) => [entry.from, entry.to])).toEqual([
+      ["before_getting_started", "program_design"],
+      ["program_design", "review"],
+      ["review", "program_buildout"],
+    ]);
   });
 
   test("PATCHes of many different sets of fields each store exactly what they answer", async () => {
@@ -195,8 +222,8 @@ describe("onboardings", () => {
       if (postgres) await t.query("DROP FUNCTION refuse_event()");
     }
     expect((await t.call("GET", `/api/v1/onboardings/${created.id}`)).body.phase).toBe(created.phase);
-    expect(await t.query("SELECT 1 FROM timeline_events WHERE onboarding_id = ?", created.id)).toEqual([]);
     expect(await transitionsOf(created.id)).toEqual([]);
+    expect(await timelineOf(created.id)).toEqual([]);
   });
 
   test("entering launch with a live key queues the launch automations", async () => {
@@ -217,10 +244,10 @@ describe("onboardings", () => {
     const created = await create({}, t.keys.test);
     const patched = await t.call("PATCH", `/api/v1/onboardings/${created.id}`, { key: t.keys.test, body: { phase: "launch" } });
     expect(patched.body.phase).toBe("launch");
-    // Its records are written (the timeline event and the transition, in the change's transaction); nothing is queued.
+    // Its records are written (the transition, the timeline's entry, in the change's transaction); nothing is queued.
     expect(await outboxFor(created.id)).toEqual([]);
-    expect(await t.query("SELECT actor FROM timeline_events WHERE onboarding_id = ?", created.id)).toEqual([{ actor: "ci-suite" }]);
     expect((await transitionsOf(created.id)).map((r) => r.actor)).toEqual(["ci-suite"]);
+    expect((await timelineOf(created.id)).map((entry) => entry.actor)).toEqual(["ci-suite"]);
   });
 
   test("the SLA clock is suspended only while state is waiting with waiting_on_customer", async () => {

@@ -74,9 +74,10 @@ describe("the API process", () => {
       { method: "PATCH", status: 200 },
       { method: "POST", status: 413 },
     ]);
-    // The PATCH's phase change wrote its timeline event in its own transaction, no job.
+    // The PATCH's phase change wrote its transition (the timeline's entry) in its own transaction, no job, no copy.
     expect(jobs.filter((j) => j.name === "timeline.phase_changed")).toHaveLength(0);
-    expect(await database.count("timeline_events")).toBe(1);
+    expect(await database.count("phase_transitions")).toBe(1);
+    expect(await database.count("timeline_events")).toBe(0);
     await records.close();
   });
 });

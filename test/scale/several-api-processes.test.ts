@@ -132,9 +132,8 @@ describe.skipIf(!postgres)("two API processes on one PostgreSQL database", () =>
     expect(launchJobs).toHaveLength(80);
     expect(new Set(launchJobs.map((j) => j.id)).size).toBe(80);
     expect(await database.count("outbox", "name IN ('launch.slack_dm', 'launch.calendar_entry')")).toBe(80);
-    // The transition records and timeline events are written by the changes themselves, one each, by whichever process.
+    // The transition records (the timeline's entries) are written by the changes themselves, one each, by whichever process.
     expect(await database.count("phase_transitions", "to_phase = 'launch'")).toBe(40);
-    expect(await database.count("timeline_events", "data LIKE '%\"to\":\"launch\"%'")).toBe(40);
     await outbound.close();
   });
 

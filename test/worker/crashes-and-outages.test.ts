@@ -124,7 +124,6 @@ describe("crashes and outages", () => {
     );
 
     for (const id of [before, ...during]) {
-      expect(await h.count("timeline_events", "onboarding_id = ?", id)).toBe(1);
       expect(await h.count("phase_transitions", "onboarding_id = ?", id)).toBe(1);
       expect(await h.count("calendar_entries", "onboarding_id = ?", id)).toBe(1);
     }

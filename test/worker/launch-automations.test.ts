@@ -45,11 +45,8 @@ describe("launch automations", () => {
     ]);
   });
 
-  test("the phase change's timeline event and phase-transition record are written once", async () => {
+  test("the phase change's phase-transition record (its timeline entry) is written once", async () => {
     const id = await launch(h.t.keys.live, null);
-    expect(await h.query("SELECT kind, data, actor FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([
-      { kind: "phase_changed", data: '{"from":"before_getting_started","to":"launch"}', actor: "crm-sync" },
-    ]);
     const transitions = await h.query<{ from_phase: string; to_phase: string; actor: string; sla_suspended_seconds: number }>(
       "SELECT from_phase, to_phase, actor, sla_suspended_seconds FROM phase_transitions WHERE onboarding_id = ?",
       id,
@@ -67,7 +64,7 @@ describe("launch automations", () => {
     );
     expect(await h.deliveries(id)).toEqual([]);
     // The records are still written, with the test key as actor.
-    expect(await h.query("SELECT actor FROM timeline_events WHERE onboarding_id = ?", id)).toEqual([{ actor: "ci-suite" }]);
+    expect(await h.query("SELECT actor FROM phase_transitions WHERE onboarding_id = ?", id)).toEqual([{ actor: "ci-suite" }]);
   });
 
   test("no CSM is skipped; a CSM without Slack fails at once and is not retried", async () => {
@@ -101,7 +98,7 @@ describe("launch automations", () => {
     await h.t.relay.kick();
     await waitFor(() => h.settled(), "the second run");
     expect(h.slack.messages.length).toBe(sentBefore);
-    expect(await h.count("timeline_events", "onboarding_id = ?", id)).toBe(1);
+    expect(await h.count("phase_transitions", "onboarding_id = ?", id)).toBe(1);
     expect(await h.count("calendar_entries", "onboarding_id = ?", id)).toBe(1);
     expect(await h.count("email_drafts", "onboarding_id = ?", id)).toBe(1);
     expect((await h.deliveries(id)).every((d) => d.attempts === 1)).toBe(true);

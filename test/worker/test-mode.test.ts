@@ -29,7 +29,6 @@ describe("test-mode keys", () => {
     expect(h.slack.messages).toEqual([]);
     expect(h.smtp.received).toEqual([]);
     expect(await h.count("deliveries")).toBe(0);
-    expect(await h.count("timeline_events", "onboarding_id = ?", onboarding.id)).toBe(4);
     expect(await h.count("phase_transitions", "onboarding_id = ?", onboarding.id)).toBe(4);
   });
 });
