@@ -32,7 +32,7 @@ export function createReportsStore(sql: Sql) {
        FROM phase_transitions t
       WHERE t.org_id = $orgId AND t.customer_id = $customerId
         AND NOT EXISTS (SELECT 1 FROM timeline_events e WHERE e.customer_id = t.customer_id AND e.at = t.at AND e.onboarding_id = t.onboarding_id AND e.kind = 'phase_changed')
-     ORDER BY at, "onboardingId"`,
+     ORDER BY at, "onboardingId", kind`,
     { decode: decoder({ at: "number" }) },
   );
   const deliveriesOf = sql.statement<{

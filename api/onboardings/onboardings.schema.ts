@@ -95,7 +95,7 @@ export const UpdateOnboardingBody = StrictObject(
   {
     $id: "UpdateOnboarding",
     description:
-      "Changes one or many fields at once; omitted fields keep their values. Any phase may follow any other. A phase change records a timeline event and a phase-transition record; entering `launch` with a live key runs the launch automations.",
+      "Changes one or many fields at once; omitted fields keep their values. Any phase may follow any other. A phase change records its phase-transition record, which is also its customer's timeline entry; entering `launch` with a live key runs the launch automations.",
   },
 );
 export type UpdateOnboardingInput = Static<typeof UpdateOnboardingBody>;

@@ -899,7 +899,7 @@ export interface components {
             /** @description Days between reminders; defaults to 1. */
             reminder_frequency_days?: number;
         };
-        /** @description Changes one or many fields at once; omitted fields keep their values. Any phase may follow any other. A phase change records a timeline event and a phase-transition record; entering `launch` with a live key runs the launch automations. */
+        /** @description Changes one or many fields at once; omitted fields keep their values. Any phase may follow any other. A phase change records its phase-transition record, which is also its customer's timeline entry; entering `launch` with a live key runs the launch automations. */
         UpdateOnboarding: {
             template_id?: string | null;
             /**

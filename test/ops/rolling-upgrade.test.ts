@@ -4,7 +4,9 @@ import { Redis } from "ioredis";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { listTimeline } from "../../admin/reports.ts";
 import { freePort } from "../../scripts/private-redis.ts";
+import { run } from "../../shared/db/flow.ts";
 import { startApiProcess, waitUntilUp, type ApiProcess } from "../support/api-process.ts";
 import { exitWithin, startProcess } from "../support/processes.ts";
 import { testRedisUrl } from "../support/test-app.ts";
@@ -45,6 +47,12 @@ function previousProcess(entry: "api/main.ts" | "worker/main.ts", env: Record<st
 }
 
 const workerEnv = (api: ApiProcess) => ({ DATABASE_URL: api.databaseUrl, REDIS_URL: testRedisUrl(), QUEUE_PREFIX: api.prefix, DATA_DIR: previous, REMINDER_SCAN_SECONDS: "3600" });
+
+/** The phase changes a customer's timeline shows for an onboarding (`npm run admin -- timeline list`). */
+async function timelineOf(api: ApiProcess, onboarding: string): Promise<string[][]> {
+  const customer = (await api.query<{ customer_id: string }>("SELECT customer_id FROM onboardings WHERE id = ?", onboarding))[0]!.customer_id;
+  return (await run(listTimeline(api.database.database, "acme", customer))).map((entry) => [entry.onboarding_id, entry.from, entry.to]);
+}
 
 async function launchOne(base: string, headers: Record<string, string>): Promise<string> {
   const customer = (await (await fetch(`${base}/api/v1/customers`, { method: "POST", headers, body: JSON.stringify({ name: "Rolling Co" }) })).json()) as { id: string };
@@ -87,6 +95,7 @@ describe("a rolling upgrade beside the previous release", () => {
       await waitFor(async () => (await api.count("outbox", "completed_at IS NULL")) === 0, "every outbox row's outcome recorded", 20_000);
       // This API's timeline entry is the transition it wrote in the change's transaction: nothing for the old worker to add.
       expect(await api.count("timeline_events", "onboarding_id = ?", onboarding)).toBe(0);
+      expect(await timelineOf(api, onboarding)).toEqual([[onboarding, "before_getting_started", "review"]]);
       await waitFor(async () => {
         for (const id of readIds) if ((await api.count("activity_entries", "request_id = ?", id)) !== 1) return false;
         return true;
@@ -113,6 +122,8 @@ describe("a rolling upgrade beside the previous release", () => {
       await waitFor(async () => (await owner.count("phase_transitions", "onboarding_id = ?", onboarding)) === 1, "this worker to record the transition", 20_000);
       // The previous API queued the timeline event as a job: this worker writes it, once.
       await waitFor(async () => (await owner.count("timeline_events", "onboarding_id = ?", onboarding)) === 1, "this worker to write the old API's timeline event", 20_000);
+      // Both tables hold that change, each from its own job: the timeline shows it once.
+      expect(await timelineOf(owner, onboarding)).toEqual([[onboarding, "before_getting_started", "review"]]);
       // The previous API queued read calls' entries as activity batches in outbox rows: recorded from them.
       await waitFor(async () => {
         for (const id of readIds) if ((await owner.count("activity_entries", "request_id = ?", id)) !== 1) return false;
