@@ -32,9 +32,7 @@ export function createTimelineStore(sql: Sql) {
   );
   return {
     /** Writes a queued job's event (a second write of the same `source` is a no-op). */
-    *phaseChanged(record: PhaseChangedRecord): Flow<void> {
-      yield* phaseChanged([record]);
-    },
+    phaseChanged: (record: PhaseChangedRecord): Flow<number> => phaseChanged([record]),
   };
 }
 
