@@ -20,6 +20,7 @@ import { measureLatency, runLoad, runSteady, type LoadRequest, type LoadResult }
 import { runWrk } from "./lib/wrk.ts";
 import { cpuSeconds, postgresCpuSeconds, residentMb, startBun, stop, waitForHttp } from "./lib/processes.ts";
 import { benchPostgresServer, seedPostgres } from "./lib/postgres.ts";
+import { withRuntimeEnv } from "../shared/runtime-env.ts";
 import { seedOnboardings, seedWorkspaces, type SeededKey } from "./lib/seed.ts";
 
 const rawArgs = process.argv.slice(2);
@@ -654,9 +655,10 @@ serviceDb.$client.close();
 rmSync(dir, { recursive: true, force: true });
 await pg?.dropAll();
 
-// Allocator settings in the environment reach every process the run started (bench/lib/processes.ts)
-// and change what it measures (bench/RESULTS.md, #26's thirteenth pass): a run written down says so.
-const allocatorSettings = Object.entries(process.env).filter(([name]) => name.startsWith("MIMALLOC_")).map(([name, value]) => `${name}=${value}`);
+// Allocator settings reach every process the run started (shared/runtime-env.ts's, and any in the
+// environment, which win; bench/lib/processes.ts) and change what it measures (bench/RESULTS.md,
+// #26's thirteenth and twentieth passes): a run written down says which.
+const allocatorSettings = Object.entries(withRuntimeEnv({ ...process.env })).filter(([name]) => name.startsWith("MIMALLOC_")).map(([name, value]) => `${name}=${value}`);
 const settingsNote = allocatorSettings.length > 0 ? `; every process started with ${allocatorSettings.join(" ")}` : "";
 
 if (onPostgres && !quick && !serviceOnly && chosen.length === 0 && !args.some((a) => a.includes("="))) {

@@ -15,6 +15,7 @@ import { run } from "../shared/db/flow.ts";
 import { describeDatabase, openConfiguredDatabase } from "../shared/db/open.ts";
 import { CARRIED_SETTINGS, dataDirOf, DEFAULT_DATA_DIR, withInstallationFiles, writeSettings } from "../shared/installation-files.ts";
 import { listWorkspaces } from "../shared/workspaces.ts";
+import { withRuntimeEnv } from "../shared/runtime-env.ts";
 import { ensureSecrets } from "./ensure-secrets.ts";
 import { redisAnswers, startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
 
@@ -66,8 +67,9 @@ if (await redisAnswers(redisUrl)) {
   say(`no Redis at ${DEFAULT_REDIS_URL}: started a private redis-server at ${redisUrl} (data under ${dir}), queue prefix '${config.queuePrefix}'`);
 }
 
-// The processes get the resolved settings (they would read the same file) and the Redis found.
-const env = { ...process.env, ...settings, REDIS_URL: redisUrl };
+// The processes get the resolved settings (they would read the same file), the Redis found and
+// the runtime's own settings (shared/runtime-env.ts).
+const env = withRuntimeEnv({ ...process.env, ...settings, REDIS_URL: redisUrl });
 const children: Subprocess[] = [
   spawn([process.execPath, "api/main.ts"], { env, stdout: "inherit", stderr: "inherit" }),
   spawn([process.execPath, "worker/main.ts"], { env, stdout: "inherit", stderr: "inherit" }),

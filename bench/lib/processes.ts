@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { spawn, type Subprocess } from "bun";
+import { withRuntimeEnv } from "../../shared/runtime-env.ts";
 
 const children = new Set<Subprocess>();
 // However the harness ends (an error included), it leaves no server running behind it.
@@ -8,13 +9,18 @@ process.on("exit", () => {
 });
 
 /**
+ * Every Bun process the benchmarks start, the bare servers included, runs with the runtime
+ * settings the service is started with (shared/runtime-env.ts), so a ratio compares the code and
+ * not the allocator's configuration; a value in the benchmark's own environment wins
+ * (`MIMALLOC_PURGE_HOLES=1 MIMALLOC_PURGE_DELAY=100 bun bench/run.ts …` measures Bun's default).
+ *
  * `profileDir` runs the script under `bun --cpu-prof`, writing a .cpuprofile there on exit;
  * BENCH_CPU_PROF_INTERVAL_US samples more often than every 1,000 µs (to see short stalls).
  */
 export function startBun(script: string, env: Record<string, string>, profileDir?: string): Subprocess {
   const interval = process.env.BENCH_CPU_PROF_INTERVAL_US;
   const profile = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, ...(interval ? [`--cpu-prof-interval=${interval}`] : [])] : [];
-  const child = spawn([process.execPath, ...profile, script], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+  const child = spawn([process.execPath, ...profile, script], { env: withRuntimeEnv({ ...process.env, ...env }), stdout: "ignore", stderr: "inherit" });
   children.add(child);
   void child.exited.then(() => children.delete(child));
   return child;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
+import { RUNTIME_ENV } from "../../shared/runtime-env.ts";
 
 // There is no Docker engine on our machines: the files are checked by parsing them.
 describe("deployment files", () => {
@@ -73,6 +74,18 @@ describe("deployment files", () => {
     expect(JSON.parse(cmd.args)).toEqual(["npm", "run", "start:api"]);
     expect(kinds.filter((k) => k === "CMD")).toHaveLength(1);
     expect(steps.find((s) => s.instruction === "VOLUME")?.args).toContain("/data");
+  });
+
+  test("every way of starting the API and the worker passes Bun's runtime settings: the image, and npm's scripts unless already set", () => {
+    const env = Object.assign({}, ...parseDockerfile(readFileSync("Dockerfile", "utf8")).filter((s) => s.instruction === "ENV").map((s) => envPairs(s.args)));
+    expect(env).toMatchObject(RUNTIME_ENV);
+    const scripts = JSON.parse(readFileSync("package.json", "utf8")).scripts as Record<string, string>;
+    for (const name of ["start:api", "start:worker"]) {
+      // `KEY=${KEY:-value} … exec bun …`: each setting given before the command, unless the shell already has one.
+      const [given, command] = scripts[name]!.split(/(?<=\S) (?=exec )/);
+      expect(given!.split(" ").sort()).toEqual(Object.entries(RUNTIME_ENV).map(([key, value]) => `${key}=\${${key}:-${value}}`).sort());
+      expect(command).toMatch(/^exec bun (api|worker)\/main\.ts$/);
+    }
   });
 });
 

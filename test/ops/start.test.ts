@@ -4,10 +4,19 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../scripts/private-redis.ts";
+import { RUNTIME_ENV } from "../../shared/runtime-env.ts";
 import { alive, descendantsOf, exitWithin, readUntil } from "../support/processes.ts";
 import { testRedisUrl, uniquePrefix } from "../support/test-app.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "onboarding-start-"));
+/** A process's /proc text (its command line or environment), NUL-separated; empty once it is gone. */
+const procText = (pid: number, file: "cmdline" | "environ") => {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, "utf8");
+  } catch {
+    return "";
+  }
+};
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // A terminal with none of the installation's variables (the test's own DATA_DIR included).
@@ -85,6 +94,10 @@ describe("npm start", () => {
       await readUntil(npm.stdout, /\[start\] API at /, 30_000, seen);
       below = descendantsOf(npm.pid);
       expect(below.length).toBeGreaterThanOrEqual(3); // the start script, the API, the worker (and npm's shell, if it stayed)
+      // The API and the worker run with Bun's runtime settings (shared/runtime-env.ts).
+      const started = below.map((pid) => ({ command: procText(pid, "cmdline"), env: procText(pid, "environ").split("\0") })).filter((p) => /(api|worker)\/main\.ts/.test(p.command));
+      expect(started.map((p) => p.command.match(/(api|worker)\/main\.ts/)![0]).sort()).toEqual(["api/main.ts", "worker/main.ts"]);
+      for (const { env } of started) for (const [key, value] of Object.entries(RUNTIME_ENV)) expect(env).toContain(`${key}=${value}`);
       npm.kill("SIGTERM");
       await exitWithin(npm, 15_000);
       const deadline = Date.now() + 15_000;
