@@ -4,7 +4,7 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 DATA_DIR=/data DATABASE_URL=file:/data/onboarding.sqlite
 # Bun's allocator settings (shared/runtime-env.ts says why); compose runs
-# `bun api/main.ts` and `bun worker/main.ts` in this image directly, so it is set here.
+# `bun api/main.ts` and `bun worker/main.ts` in this image directly, so they are set here.
 ENV MIMALLOC_PURGE_HOLES=0 MIMALLOC_PURGE_DELAY=1000
 COPY package.json package-lock.json ./
 COPY shims ./shims
