@@ -658,7 +658,7 @@ await pg?.dropAll();
 // Allocator settings reach every process the run started (shared/runtime-env.ts's, and any in the
 // environment, which win; bench/lib/processes.ts) and change what it measures (bench/RESULTS.md,
 // #26's thirteenth and twentieth passes): a run written down says which.
-const allocatorSettings = Object.entries(withRuntimeEnv({ ...process.env })).filter(([name]) => name.startsWith("MIMALLOC_")).map(([name, value]) => `${name}=${value}`);
+const allocatorSettings = Object.entries(withRuntimeEnv(process.env)).filter(([name]) => name.startsWith("MIMALLOC_")).map(([name, value]) => `${name}=${value}`);
 const settingsNote = allocatorSettings.length > 0 ? `; every process started with ${allocatorSettings.join(" ")}` : "";
 
 if (onPostgres && !quick && !serviceOnly && chosen.length === 0 && !args.some((a) => a.includes("="))) {

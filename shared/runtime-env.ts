@@ -15,8 +15,8 @@
  * - `MIMALLOC_PURGE_DELAY=1000`: a page left empty goes back after a second unused instead of
  *   100 ms, so a page emptied between two bursts of requests is there for the next one.
  *
- * Together: 0.05 faults a read instead of 0.5, as few as never handing memory back (-1), and a
- * quarter less of the API's CPU per PostgreSQL PATCH; unlike -1, memory a burst used is still
+ * Together: 0.05 faults a read instead of 0.5, as few as never handing memory back (-1), and
+ * 21–30% less of the API's CPU per PostgreSQL PATCH; unlike -1, memory a burst used is still
  * given back a second after it ends, so resident memory follows the load instead of staying at
  * its peak (bench/RESULTS.md, issue #26's twentieth pass).
  */
