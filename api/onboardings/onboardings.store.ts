@@ -52,8 +52,9 @@ export function createOnboardingStore(sql: Sql) {
   // A GET's id and version (api/http/rendered.ts): by id made together like `byIdTogether`, by
   // display_id one statement each, like `byDisplayId`.
   const version = `SELECT org_id AS "orgId", id, updated_at AS "updatedAt" FROM onboardings WHERE`;
-  const versionById = sql.statement(`${version} ${live} AND id = $id`, { decode: decodeRecordVersion });
-  const versionByDisplayId = sql.statement(`${version} ${live} AND display_id = $displayId`, { decode: decodeRecordVersion });
+  // On SQLite the GETs of one event-loop turn read their versions in one read transaction (`turnSnapshot`).
+  const versionById = sql.statement(`${version} ${live} AND id = $id`, { decode: decodeRecordVersion, turnSnapshot: true });
+  const versionByDisplayId = sql.statement(`${version} ${live} AND display_id = $displayId`, { decode: decodeRecordVersion, turnSnapshot: true });
   const versionsByIds = sql.statement(`${version} deleted_at IS NULL AND ${sql.oneOf("id", "ids")}`, { decode: decodeRecordVersion });
   const versionByIdTogether = byIdsOfGets((p) => versionById.get(p), versionsByIds);
 

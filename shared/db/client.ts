@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import { sql, type SQL } from "drizzle-orm";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { endTurnSnapshot, inOwnTransaction } from "./turn-snapshot.ts";
 import * as schema from "./schema.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -135,6 +136,8 @@ function statementsOf(sqlite: Database): TransactionStatements {
  */
 export function writeTransaction<T>(db: Db, fn: () => T, options: { contained?: boolean } = {}): T {
   const sqlite = db.$client;
+  // A write never runs inside the turn's read snapshot (turn-snapshot.ts): it ends here.
+  endTurnSnapshot(sqlite);
   const statements = statementsOf(sqlite);
   const { levels } = statements;
   const nested = sqlite.inTransaction;
@@ -175,7 +178,7 @@ export function writeTransaction<T>(db: Db, fn: () => T, options: { contained?: 
 export const setParam = (name: string): SQL => sql`${sql.placeholder(name)}`;
 
 /** Whether a transaction is open on the connection (a new one would be a savepoint of it). */
-export const inTransaction = (db: Db): boolean => db.$client.inTransaction;
+export const inTransaction = (db: Db): boolean => inOwnTransaction(db.$client);
 
 /** The SQLite file's size in bytes: its pages times their size (the WAL not included). */
 export function fileBytes(sqlite: { prepare(text: string): { get(): unknown } }): number {
@@ -185,6 +188,7 @@ export function fileBytes(sqlite: { prepare(text: string): { get(): unknown } })
 
 /** Closes the database's connection (process shutdown, the end of a command). */
 export function closeDatabase(db: Db): void {
+  endTurnSnapshot(db.$client);
   db.$client.close();
 }
 

@@ -1,7 +1,8 @@
-import type { Statement as SqliteStatement } from "bun:sqlite";
+import type { Database as SqliteDatabase, Statement as SqliteStatement } from "bun:sqlite";
 import { getTableColumns, type InferSelectModel, type Table } from "drizzle-orm";
 import { fileBytes } from "./client.ts";
 import { run, step, type Flow } from "./flow.ts";
+import { endTurnSnapshot, joinTurnSnapshot } from "./turn-snapshot.ts";
 
 /**
  * The data layer's one language: SQL text written once, with named parameters (`$orgId`), that
@@ -90,6 +91,12 @@ export interface StatementOptions<R> {
   decode?: Decoder<R>;
   lock?: Lock;
   unique?: UniqueIndex;
+  /**
+   * SQLite: a read outside any transaction joins the read transaction its event-loop turn
+   * shares with the other reads that ask (shared/db/turn-snapshot.ts); for the GETs' lookups,
+   * whose answer may come from any moment after their request arrived. PostgreSQL ignores it.
+   */
+  turnSnapshot?: boolean;
 }
 
 /** The statement's own error for a refusal by its unique index, or the driver's error unchanged. */
@@ -458,9 +465,7 @@ export const col = (column: { name: string }) => `"${column.name}"`;
 /* SQLite                                                                                     */
 
 /** What the SQLite adapter needs of a connection. */
-export interface SqliteConnection {
-  prepare(text: string): SqliteStatement;
-}
+export type SqliteConnection = Pick<SqliteDatabase, "prepare" | "run" | "inTransaction">;
 
 /**
  * Counts the rows written by statements of this layer on one SQLite connection. A connection
@@ -478,12 +483,14 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
     databaseBytes: () => step(() => fileBytes(connection)),
     reclaim: (pages) =>
       step(() => {
+        endTurnSnapshot(connection);
         const before = fileBytes(connection);
         connection.prepare(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`).all();
         return before - fileBytes(connection);
       }),
     tableBytes: (table) =>
       step(() => {
+        endTurnSnapshot(connection);
         bytes ??= connection.prepare(
           `SELECT coalesce(sum(pgsize), 0) AS bytes FROM dbstat WHERE name = $table OR name IN (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = $table)`,
         );
@@ -504,17 +511,30 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
       const statement = () => (prepared ??= connection.prepare(sqliteText));
       const decode = convertFor("sqlite", options.decode);
       const writing = isWrite(text);
+      // A statement either joins the turn's snapshot (a read that asks) or ends it (every other).
+      const snapshot = options.turnSnapshot && !writing;
+      const begin = snapshot ? () => joinTurnSnapshot(connection) : () => endTurnSnapshot(connection);
       const all = (params: Params = {}): R[] => {
+        begin();
         const rows = statement().all(params as never) as Record<string, unknown>[];
         if (writing) writes.count += rows.length;
         return decode ? rows.map(decode) : (rows as R[]);
       };
       const get = (params: Params = {}): R | undefined => {
         if (writing) return all(params)[0];
-        const row = statement().get(params as never) as Record<string, unknown> | null;
+        begin();
+        let row: Record<string, unknown> | null;
+        try {
+          row = statement().get(params as never) as Record<string, unknown> | null;
+        } catch (error) {
+          // A read of the snapshot refused (busy): the next one starts afresh.
+          if (snapshot) endTurnSnapshot(connection);
+          throw error;
+        }
         return row === null ? undefined : decode ? decode(row) : (row as R);
       };
       const run = (params: Params = {}): number => {
+        begin();
         let changes: number;
         try {
           changes = statement().run(params as never).changes;
@@ -526,6 +546,7 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
       };
       // bun:sqlite binds values given as arguments by position (a `$name`'s position is where it first appears).
       const runValues = (values: unknown[]): number => {
+        begin();
         const { changes } = statement().run(...(values as never[]));
         if (writing) writes.count += changes;
         return changes;
