@@ -40,7 +40,8 @@ function makeMap(fd: number, bytes: number): Uint32Array | null {
     const mmap = libcMmap();
     if (mmap === null) return null;
     const address = mmap(null, bytes, PROT_READ, MAP_SHARED, fd, 0);
-    // MAP_FAILED is (void *) -1, which arrives as a number past any address a map can have.
+    // MAP_FAILED is (void *) -1, which `bun:ffi` hands back as a bigint (2^64 - 1), not a
+    // number: the type check is what refuses it. Keep it.
     if (typeof address !== "number" || address <= 0 || address >= Number.MAX_SAFE_INTEGER) return null;
     return new Uint32Array(toArrayBuffer(address, 0, bytes));
   } catch {

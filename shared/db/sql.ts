@@ -465,7 +465,7 @@ export const col = (column: { name: string }) => `"${column.name}"`;
 /* SQLite                                                                                     */
 
 /** What the SQLite adapter needs of a connection. */
-export type SqliteConnection = Pick<SqliteDatabase, "prepare" | "run" | "inTransaction">;
+export type SqliteConnection = Pick<SqliteDatabase, "prepare" | "run" | "inTransaction" | "filename" | "query">;
 
 /**
  * Counts the rows written by statements of this layer on one SQLite connection. A connection
@@ -480,7 +480,11 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
   let bytes: SqliteStatement | undefined;
   return {
     engine: "sqlite",
-    databaseBytes: () => step(() => fileBytes(connection)),
+    databaseBytes: () =>
+      step(() => {
+        endTurnSnapshot(connection);
+        return fileBytes(connection);
+      }),
     reclaim: (pages) =>
       step(() => {
         endTurnSnapshot(connection);
@@ -516,7 +520,14 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
       const begin = snapshot ? () => joinTurnSnapshot(connection) : () => endTurnSnapshot(connection);
       const all = (params: Params = {}): R[] => {
         begin();
-        const rows = statement().all(params as never) as Record<string, unknown>[];
+        let rows: Record<string, unknown>[];
+        try {
+          rows = statement().all(params as never) as Record<string, unknown>[];
+        } catch (error) {
+          // A read of the snapshot refused (busy): the next one starts afresh.
+          if (snapshot) endTurnSnapshot(connection);
+          throw error;
+        }
         if (writing) writes.count += rows.length;
         return decode ? rows.map(decode) : (rows as R[]);
       };

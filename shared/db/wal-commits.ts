@@ -65,7 +65,7 @@ function descriptorOf(path: string): number | null {
  * a journal mode other than WAL). `mapped: false` reads the header with `pread` on every
  * `moved()` (what the watch falls back to where no map can be made; the tests run both).
  */
-export function watchWalCommits(connection: SqliteConnection, { mapped = true }: { mapped?: boolean } = {}): CommitWatch | null {
+export function watchWalCommits(connection: Pick<SqliteConnection, "filename" | "query">, { mapped = true }: { mapped?: boolean } = {}): CommitWatch | null {
   const path = connection.filename;
   if (path === "" || path === ":memory:") return null;
   const mode = (connection.query("PRAGMA journal_mode").get() as { journal_mode: string } | null)?.journal_mode;

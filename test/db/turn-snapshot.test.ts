@@ -12,7 +12,9 @@ import { freshDatabase } from "../support/test-app.ts";
 /**
  * The read transaction the GETs of one event-loop turn share on SQLite
  * (shared/db/turn-snapshot.ts), on a real file with a second connection committing beside it:
- * the reads that ask share it for the rest of the turn, and nothing else ever runs inside it.
+ * the reads that ask share it while nothing commits, a read that joins it answers what a read
+ * of its own would (whenever in the event loop the snapshot began: a commit since its start is
+ * seen), and nothing else ever runs inside it.
  */
 const fresh = freshDatabase();
 const database = sqliteDatabase(fresh.db);
@@ -26,6 +28,14 @@ afterAll(() => {
   fresh.cleanup();
 });
 
+// The connection's BEGINs counted: the snapshot is the connection's own, so the count is
+// taken on the connection itself (a wrapper would be a connection of its own to the snapshot).
+let begins = 0;
+const run_ = connection.run.bind(connection);
+connection.run = ((text: string, ...rest: never[]) => {
+  if (text === "BEGIN") begins++;
+  return run_(text, ...rest);
+}) as typeof connection.run;
 const shared = database.sql.statement<{ n: number }>("SELECT count(*) AS n FROM notes", { turnSnapshot: true });
 const own = database.sql.statement<{ n: number }>("SELECT count(*) AS n FROM notes");
 const insert = database.sql.statement("INSERT INTO notes (body) VALUES ($body)");
@@ -33,16 +43,26 @@ const count = (statement: typeof shared) => runSync(statement.get())!.n;
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("the turn's read snapshot", () => {
-  test("reads that ask share one read transaction until the turn's immediates run", async () => {
+  test("reads that ask share one read transaction, which ends when the turn's immediates run", async () => {
     await nextTurn();
+    const begun = begins;
     const before = count(shared);
     expect(connection.inTransaction).toBe(true);
-    other.run("INSERT INTO notes (body) VALUES ('during the turn')");
-    // Committed during the turn: concurrent with the turn's requests, not seen by its snapshot.
     expect(count(shared)).toBe(before);
+    expect(begins - begun).toBe(1);
     await nextTurn();
     expect(connection.inTransaction).toBe(false);
+  });
+
+  test("a read joins only while nothing has committed since the snapshot began: after a commit of any connection it begins afresh and sees it", async () => {
+    await nextTurn();
+    const begun = begins;
+    const before = count(shared);
+    other.run("INSERT INTO notes (body) VALUES ('during the turn')");
     expect(count(shared)).toBe(before + 1);
+    expect(begins - begun).toBe(2);
+    expect(count(shared)).toBe(before + 1);
+    expect(begins - begun).toBe(2);
   });
 
   test("any other statement ends it first, and sees what committed since it began", async () => {
