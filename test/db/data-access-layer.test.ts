@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
  * One data-access layer: every SQL statement of the API, the worker, the command line,
  * metrics and readiness lives in a store module (`*.store.ts`). Outside them, nothing
  * touches a driver, `$client`, a prepared statement or drizzle's query builder. The driver
- * layer itself (shared/db/client.ts, open.ts, postgres.ts, the SQLite WAL checkpointer and
- * commit watch) and the schemas are the exceptions.
+ * layer itself (shared/db/client.ts, open.ts, postgres.ts, the SQLite WAL checkpointer, commit
+ * watch and its header map, and the turn's read snapshot) and the schemas are the exceptions.
  */
 const DRIVER_LAYER = new Set([
   "shared/db/client.ts",
@@ -18,6 +18,8 @@ const DRIVER_LAYER = new Set([
   "shared/db/wal-checkpointer.ts",
   "shared/db/wal-checkpointer.worker.ts",
   "shared/db/wal-commits.ts",
+  "shared/db/shm-map.ts",
+  "shared/db/turn-snapshot.ts",
   "shared/db/schema.ts",
   "shared/db/schema.pg.ts",
 ]);
