@@ -518,30 +518,25 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
       // A statement either joins the turn's snapshot (a read that asks) or ends it (every other).
       const snapshot = options.turnSnapshot && !writing;
       const begin = snapshot ? () => joinTurnSnapshot(connection) : () => endTurnSnapshot(connection);
-      const all = (params: Params = {}): R[] => {
+      /** A read, in the turn's snapshot when it asks; one the snapshot refused (busy) ends it, so the next starts afresh. */
+      const reading = <T>(read: () => T): T => {
         begin();
-        let rows: Record<string, unknown>[];
+        if (!snapshot) return read();
         try {
-          rows = statement().all(params as never) as Record<string, unknown>[];
+          return read();
         } catch (error) {
-          // A read of the snapshot refused (busy): the next one starts afresh.
-          if (snapshot) endTurnSnapshot(connection);
+          endTurnSnapshot(connection);
           throw error;
         }
+      };
+      const all = (params: Params = {}): R[] => {
+        const rows = reading(() => statement().all(params as never) as Record<string, unknown>[]);
         if (writing) writes.count += rows.length;
         return decode ? rows.map(decode) : (rows as R[]);
       };
       const get = (params: Params = {}): R | undefined => {
         if (writing) return all(params)[0];
-        begin();
-        let row: Record<string, unknown> | null;
-        try {
-          row = statement().get(params as never) as Record<string, unknown> | null;
-        } catch (error) {
-          // A read of the snapshot refused (busy): the next one starts afresh.
-          if (snapshot) endTurnSnapshot(connection);
-          throw error;
-        }
+        const row = reading(() => statement().get(params as never) as Record<string, unknown> | null);
         return row === null ? undefined : decode ? decode(row) : (row as R);
       };
       const run = (params: Params = {}): number => {

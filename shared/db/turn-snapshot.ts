@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { watchWalCommits, type CommitWatch } from "./wal-commits.ts";
 
 /**
@@ -24,29 +24,41 @@ import { watchWalCommits, type CommitWatch } from "./wal-commits.ts";
  * mark (and the checkpoints that wait for one) past the turn. A connection without a header to
  * watch (in memory, not in WAL mode) never opens one: its reads are their own.
  */
-type SqliteConnection = Pick<Database, "run" | "inTransaction" | "filename" | "query">;
+type SqliteConnection = Pick<Database, "run" | "inTransaction" | "filename" | "query" | "prepare">;
 
-const open = new WeakSet<SqliteConnection>();
-const watches = new WeakMap<SqliteConnection, CommitWatch | null>();
+/** A connection's snapshot: the watch that vouches for it, its two statements (prepared once, as the write transactions' are), whether one is open. */
+interface Snapshots {
+  watch: CommitWatch;
+  begin: Statement;
+  commit: Statement;
+  open: boolean;
+}
+/** Per connection; null for one without a header to watch. */
+const snapshots = new WeakMap<Pick<Database, "inTransaction">, Snapshots | null>();
 
-function watchOf(connection: SqliteConnection): CommitWatch | null {
-  let watch = watches.get(connection);
-  if (watch === undefined) watches.set(connection, (watch = watchWalCommits(connection)));
-  return watch;
+function snapshotsOf(connection: SqliteConnection): Snapshots | null {
+  let made = snapshots.get(connection);
+  if (made === undefined) {
+    const watch = watchWalCommits(connection);
+    made = watch && { watch, begin: connection.prepare("BEGIN"), commit: connection.prepare("COMMIT"), open: false };
+    snapshots.set(connection, made);
+  }
+  return made;
 }
 
 /** Joins the snapshot open on `connection`, or begins one, unless the connection is in a transaction of its own. */
 export function joinTurnSnapshot(connection: SqliteConnection): void {
-  if (open.has(connection)) {
-    if (!watches.get(connection)!.moved()) return;
+  const open = snapshots.get(connection);
+  if (open?.open) {
+    if (!open.watch.moved()) return;
     endTurnSnapshot(connection); // something committed since it began: a fresh one
   }
   if (connection.inTransaction) return;
-  const watch = watchOf(connection);
-  if (watch === null) return;
-  watch.mark();
-  connection.run("BEGIN");
-  open.add(connection);
+  const state = snapshotsOf(connection);
+  if (state === null) return;
+  state.watch.mark();
+  state.begin.run();
+  state.open = true;
   setImmediate(() => {
     try {
       endTurnSnapshot(connection);
@@ -57,10 +69,12 @@ export function joinTurnSnapshot(connection: SqliteConnection): void {
 }
 
 /** Ends `connection`'s snapshot, if one is open (a read transaction: nothing to commit, its lock dropped). */
-export function endTurnSnapshot(connection: Pick<Database, "run" | "inTransaction">): void {
-  if (!open.delete(connection as SqliteConnection)) return;
-  if (connection.inTransaction) connection.run("COMMIT");
+export function endTurnSnapshot(connection: Pick<Database, "inTransaction">): void {
+  const state = snapshots.get(connection);
+  if (!state?.open) return;
+  state.open = false;
+  if (connection.inTransaction) state.commit.run();
 }
 
 /** Whether `connection` is in a transaction other than the turn's snapshot. */
-export const inOwnTransaction = (connection: Pick<Database, "inTransaction">): boolean => connection.inTransaction && !open.has(connection as SqliteConnection);
+export const inOwnTransaction = (connection: Pick<Database, "inTransaction">): boolean => connection.inTransaction && snapshots.get(connection)?.open !== true;

@@ -31,11 +31,14 @@ afterAll(() => {
 // The connection's BEGINs counted: the snapshot is the connection's own, so the count is
 // taken on the connection itself (a wrapper would be a connection of its own to the snapshot).
 let begins = 0;
-const run_ = connection.run.bind(connection);
-connection.run = ((text: string, ...rest: never[]) => {
-  if (text === "BEGIN") begins++;
-  return run_(text, ...rest);
-}) as typeof connection.run;
+const prepare = connection.prepare.bind(connection);
+connection.prepare = ((text: string, ...rest: never[]) => {
+  const statement = prepare(text, ...rest);
+  if (text !== "BEGIN") return statement;
+  const run_ = statement.run.bind(statement) as () => ReturnType<typeof statement.run>;
+  statement.run = (() => (begins++, run_())) as typeof statement.run;
+  return statement;
+}) as typeof connection.prepare;
 const shared = database.sql.statement<{ n: number }>("SELECT count(*) AS n FROM notes", { turnSnapshot: true });
 const own = database.sql.statement<{ n: number }>("SELECT count(*) AS n FROM notes");
 const insert = database.sql.statement("INSERT INTO notes (body) VALUES ($body)");

@@ -125,7 +125,7 @@ for (const mapped of [true, false]) {
 test("the header in place is the file's first bytes, and shows a commit as soon as it is written", () => {
   // The map's view is the file's first bytes as SQLite wrote them: what a pread finds. (The
   // descriptor stays open, as the watch's do: closing it would drop this process's locks.)
-  const fd = openSync(`${fresh.path}-shm`, "r");
+  const fd = (shm ??= openSync(`${fresh.path}-shm`, "r"));
   const header = new Uint8Array(96);
   readSync(fd, header, 0, 96, 0);
   const mapped = mapHeader(fd, 96);
