@@ -25,6 +25,19 @@ export interface RenderedResources {
   /** The record's text at `version`, if this process wrote it. */
   get(id: string, version: number): string | undefined;
   set(id: string, version: number, text: string): void;
+  /**
+   * Notes that a read made after `scope`'s revision was `revision` found the record `id` at
+   * `version` (where a scope's revision moves forward with every change of any of its records,
+   * in the change's transaction: a workspace's onboarding revision on SQLite). Nothing is noted
+   * unless the text kept for the record is at that version.
+   */
+  confirm(id: string, version: number, scope: string, revision: number): void;
+  /**
+   * The record's text, if a read noted it (`confirm`) under the same scope at `revision`: the
+   * scope's revision is the same now, so none of its records changed since that read, and the
+   * text is the record's current one without reading its version.
+   */
+  current(id: string, scope: string, revision: number): string | undefined;
 }
 
 /** How often one kind of read found every record it showed kept (see `RenderedResources`). */
@@ -54,18 +67,29 @@ const READ_WEIGHT = 0.1;
 
 /** `longest`: a text longer than this is not kept (by default a fiftieth of the budget: ~160 onboardings' worth). */
 export function createRenderedResources(budget = RENDERED_BUDGET, longest = budget / 50): RenderedResources {
-  const texts = new Map<string, { version: number; text: string }>();
+  /** `scope` and `revision`: where and when a read last found the text's version current (`confirm`); null until one did. */
+  const texts = new Map<string, { version: number; text: string; scope: string | null; revision: number }>();
   let characters = 0;
   return {
     get(id, version) {
       const kept = texts.get(id);
       return kept !== undefined && kept.version === version ? kept.text : undefined;
     },
+    confirm(id, version, scope, revision) {
+      const kept = texts.get(id);
+      if (kept === undefined || kept.version !== version) return;
+      kept.scope = scope;
+      kept.revision = revision;
+    },
+    current(id, scope, revision) {
+      const kept = texts.get(id);
+      return kept !== undefined && kept.scope === scope && kept.revision === revision ? kept.text : undefined;
+    },
     set(id, version, text) {
       if (text.length > Math.min(budget, longest)) return;
       const before = texts.get(id);
       characters += text.length - (before?.text.length ?? 0);
-      texts.set(id, { version, text }); // a new version keeps its record's place
+      texts.set(id, { version, text, scope: null, revision: 0 }); // a new version keeps its record's place
       while (characters > budget) {
         const [oldest, kept] = texts.entries().next().value!;
         texts.delete(oldest);

@@ -181,12 +181,26 @@ export function* listOnboardings(
 
 /**
  * One onboarding, by either reference, as JSON text, from the text this process rendered
- * earlier where it can (api/http/rendered.ts): while recent GETs mostly found theirs, its id
- * and version are read first, and a text kept at that version is the answer. Otherwise the row
- * is read whole and rendered (and kept), as it always was.
+ * earlier where it can (api/http/rendered.ts). On SQLite the workspace's onboarding revision
+ * comes first (kept in memory until the next commit of any connection, so most GETs read no
+ * statement for it): a text that a read found current at that same revision is the answer,
+ * without a statement. Otherwise, while recent GETs mostly found theirs, its id and version are
+ * read, and a text kept at that version is the answer. Otherwise the row is read whole and
+ * rendered (and kept), as it always was. Both reads note the revision read before them.
  */
 export function* getOnboarding(deps: Pick<Deps, "onboardings"> & Rendering, actor: Actor, ref: string): Flow<JsonText> {
   const { rendered, kept } = deps;
+  const revision = deps.onboardings.revision === null ? null : yield* deps.onboardings.revision(actor.orgId);
+  if (revision !== null) {
+    const text = rendered.current(ref, actor.orgId, revision);
+    if (text !== undefined) {
+      kept.note(true);
+      return new JsonText(text);
+    }
+  }
+  const confirm = (id: string, version: number) => {
+    if (revision !== null) rendered.confirm(id, version, actor.orgId, revision);
+  };
   if (kept.expected()) {
     const version = yield* onboardingByRef(
       ref,
@@ -195,11 +209,14 @@ export function* getOnboarding(deps: Pick<Deps, "onboardings"> & Rendering, acto
     );
     const text = rendered.get(version.id, version.updatedAt);
     if (text !== undefined) {
+      confirm(version.id, version.updatedAt);
       kept.note(true);
       return new JsonText(text);
     }
   }
-  const made = textOf(rendered, yield* findOnboarding(deps, actor, ref));
+  const row = yield* findOnboarding(deps, actor, ref);
+  const made = textOf(rendered, row);
+  confirm(row.id, row.updatedAt);
   kept.note(made.kept);
   return new JsonText(made.text);
 }

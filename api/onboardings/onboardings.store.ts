@@ -57,6 +57,13 @@ export function createOnboardingStore(sql: Sql) {
   const versionByDisplayId = sql.statement(`${version} ${live} AND display_id = $displayId`, { decode: decodeRecordVersion, turnSnapshot: true });
   const versionsByIds = sql.statement(`${version} deleted_at IS NULL AND ${sql.oneOf("id", "ids")}`, { decode: decodeRecordVersion });
   const versionByIdTogether = byIdsOfGets((p) => versionById.get(p), versionsByIds);
+  // The workspace's onboarding revision, which triggers move forward with every change of one
+  // of its onboardings: read once per commit of any connection and kept until the next. Only
+  // where a read can be kept so (SQLite in WAL mode) is it worth a table, triggers and a read:
+  // only SQLite's migrations make them (drizzle/sqlite/0014_onboarding_revisions.sql).
+  const revisionOf = sql.keepsUntilCommit
+    ? sql.statement<{ revision: number }>(`SELECT revision FROM onboarding_revisions WHERE org_id = $orgId`, { keptUntilCommit: true, turnSnapshot: true })
+    : null;
 
   // One statement per scope and filter combination, each served by its own index (see the
   // schema), so a page costs the same however many rows the workspace holds. Each comes twice:
@@ -146,6 +153,14 @@ export function createOnboardingStore(sql: Sql) {
     /** A live onboarding's id and version (`updated_at`), for a GET answered from its rendered text. */
     versionById: (orgId: string, id: string) => versionByIdTogether({ orgId, id }),
     versionByDisplayId: (orgId: string, displayId: number) => versionByDisplayId.get({ orgId, displayId }),
+    /**
+     * The workspace's onboarding revision (0 before its first change), which moves forward in
+     * the transaction of every change or deletion of one of its onboardings, by any writer; kept
+     * in memory until the next commit. Null where it cannot be kept so (PostgreSQL).
+     */
+    revision: revisionOf && (function* (orgId: string): Flow<number> {
+      return (yield* revisionOf.get({ orgId }))?.revision ?? 0;
+    }),
     /** Live onboardings by id, of any workspace (the caller tells whose each is), locked like `byId`. */
     byIds: (ids: readonly string[]) => byIds.all({ ids: jsonList(ids) }),
     page: (orgId: string, customerId: string | null, filter: PageFilter, before: number, limit: number) => runPage(pages, orgId, customerId, filter, before, limit),

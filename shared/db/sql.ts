@@ -2,7 +2,9 @@ import type { Database as SqliteDatabase, Statement as SqliteStatement } from "b
 import { getTableColumns, type InferSelectModel, type Table } from "drizzle-orm";
 import { fileBytes } from "./client.ts";
 import { run, step, type Flow } from "./flow.ts";
+import { keptUntilCommit } from "./kept-until-commit.ts";
 import { endTurnSnapshot, joinTurnSnapshot } from "./turn-snapshot.ts";
+import { hasCommitsToWatch } from "./wal-commits.ts";
 
 /**
  * The data layer's one language: SQL text written once, with named parameters (`$orgId`), that
@@ -97,6 +99,12 @@ export interface StatementOptions<R> {
    * whose answer may come from any moment after their request arrived. PostgreSQL ignores it.
    */
   turnSnapshot?: boolean;
+  /**
+   * SQLite in WAL mode: `get`'s answers are kept, per parameters, until any connection of any
+   * process commits (shared/db/kept-until-commit.ts); for a small value every request needs and
+   * few changes move. PostgreSQL ignores it (no commit to watch without a statement).
+   */
+  keptUntilCommit?: boolean;
 }
 
 /** The statement's own error for a refusal by its unique index, or the driver's error unchanged. */
@@ -110,6 +118,12 @@ function refusedBy(unique: UniqueIndex | undefined, error: unknown, params: Para
 
 export interface Sql {
   readonly engine: "sqlite" | "postgres";
+  /**
+   * Whether a read's answer can be kept until the next commit (`keptUntilCommit`): SQLite in
+   * WAL mode, whose commits every process sees from memory (shared/db/wal-commits.ts). For a
+   * value only worth reading where it can be kept; PostgreSQL has no such watch.
+   */
+  readonly keepsUntilCommit: boolean;
   statement<R = Record<string, unknown>>(text: string, options?: StatementOptions<R>): Statement<R>;
   /** Runs `fn` once the transaction this call runs in has committed (never if it rolls back); outside one, on the next turn. */
   afterCommit(fn: () => void): void;
@@ -478,8 +492,12 @@ export interface WriteCounter {
 
 export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): Sql {
   let bytes: SqliteStatement | undefined;
+  let keeps: boolean | undefined;
   return {
     engine: "sqlite",
+    get keepsUntilCommit() {
+      return (keeps ??= hasCommitsToWatch(connection));
+    },
     databaseBytes: () =>
       step(() => {
         endTurnSnapshot(connection);
@@ -534,11 +552,12 @@ export function sqliteSql(connection: SqliteConnection, writes: WriteCounter): S
         if (writing) writes.count += rows.length;
         return decode ? rows.map(decode) : (rows as R[]);
       };
-      const get = (params: Params = {}): R | undefined => {
+      const read = (params: Params = {}): R | undefined => {
         if (writing) return all(params)[0];
         const row = reading(() => statement().get(params as never) as Record<string, unknown> | null);
         return row === null ? undefined : decode ? decode(row) : (row as R);
       };
+      const get = (options.keptUntilCommit && !writing && keptUntilCommit(connection, read)) || read;
       const run = (params: Params = {}): number => {
         begin();
         let changes: number;
@@ -705,6 +724,7 @@ const LOCK_CLAUSE: Record<Lock, string> = { update: " FOR UPDATE", "skip-locked"
 export function postgresSql(pool: PgExecutor, context: () => PgContext | undefined, afterCommit: (fn: () => void) => void): Sql {
   return {
     engine: "postgres",
+    keepsUntilCommit: false,
     afterCommit,
     rowSet: (param, columns) =>
       `json_to_recordset(CAST(CAST($${param} AS text) AS json)) AS ${param}(${Object.entries(columns).map(([name, type]) => `"${name}" ${PG_ROW_SET_TYPE[type]}`).join(", ")})`,

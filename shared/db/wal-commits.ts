@@ -60,16 +60,21 @@ function descriptorOf(path: string): number | null {
   return fd;
 }
 
+/** Whether `connection` has a shared header to watch: a file (not `:memory:`) in WAL mode. */
+export function hasCommitsToWatch(connection: Pick<SqliteConnection, "filename" | "query">): boolean {
+  const path = connection.filename;
+  if (path === "" || path === ":memory:") return false;
+  return (connection.query("PRAGMA journal_mode").get() as { journal_mode: string } | null)?.journal_mode === "wal";
+}
+
 /**
  * The watch for `connection`'s file, or null where there is no shared header to read (`:memory:`,
  * a journal mode other than WAL). `mapped: false` reads the header with `pread` on every
  * `moved()` (what the watch falls back to where no map can be made; the tests run both).
  */
 export function watchWalCommits(connection: Pick<SqliteConnection, "filename" | "query">, { mapped = true }: { mapped?: boolean } = {}): CommitWatch | null {
+  if (!hasCommitsToWatch(connection)) return null;
   const path = connection.filename;
-  if (path === "" || path === ":memory:") return null;
-  const mode = (connection.query("PRAGMA journal_mode").get() as { journal_mode: string } | null)?.journal_mode;
-  if (mode !== "wal") return null;
   // A read opens the WAL index (the -shm file) if this connection has not yet.
   connection.query("SELECT 1 FROM sqlite_schema LIMIT 1").get();
   // SQLite names the -shm file after the database file with symbolic links resolved: a stale

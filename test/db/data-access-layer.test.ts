@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
  * metrics and readiness lives in a store module (`*.store.ts`). Outside them, nothing
  * touches a driver, `$client`, a prepared statement or drizzle's query builder. The driver
  * layer itself (shared/db/client.ts, open.ts, postgres.ts, the SQLite WAL checkpointer, commit
- * watch and its header map, and the turn's read snapshot) and the schemas are the exceptions.
+ * watch and its header map, the turn's read snapshot, and reads kept until a commit) and the
+ * schemas are the exceptions.
  */
 const DRIVER_LAYER = new Set([
   "shared/db/client.ts",
@@ -20,6 +21,7 @@ const DRIVER_LAYER = new Set([
   "shared/db/wal-commits.ts",
   "shared/db/shm-map.ts",
   "shared/db/turn-snapshot.ts",
+  "shared/db/kept-until-commit.ts",
   "shared/db/schema.ts",
   "shared/db/schema.pg.ts",
 ]);
