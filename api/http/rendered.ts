@@ -38,6 +38,13 @@ export interface RenderedResources {
    * text is the record's current one without reading its version.
    */
   current(id: string, scope: string, revision: number): string | undefined;
+  /**
+   * Notes that, at `scope`'s `revision`, `name` named the record `id` (an onboarding's
+   * `display_id` in its workspace). Like `confirm`, by the read that found it.
+   */
+  name(scope: string, name: string, id: string, revision: number): void;
+  /** The record `name` named in `scope`, if noted (`name`) at `revision`: no record of the scope changed since, so it names it still. */
+  named(scope: string, name: string, revision: number): string | undefined;
 }
 
 /** How often one kind of read found every record it showed kept (see `RenderedResources`). */
@@ -66,7 +73,11 @@ export const RENDERED_BUDGET = 8_000_000;
 const READ_WEIGHT = 0.1;
 
 /** `longest`: a text longer than this is not kept (by default a fiftieth of the budget: ~160 onboardings' worth). */
+/** Names kept at most (`RenderedResources.name`): about as many as the texts the budget holds, twice over. */
+const MAX_NAMES = 20_000;
+
 export function createRenderedResources(budget = RENDERED_BUDGET, longest = budget / 50): RenderedResources {
+  const names = new Map<string, { id: string; revision: number }>();
   /** `scope` and `revision`: where and when a read last found the text's version current (`confirm`); null until one did. */
   const texts = new Map<string, { version: number; text: string; scope: string | null; revision: number }>();
   let characters = 0;
@@ -84,6 +95,16 @@ export function createRenderedResources(budget = RENDERED_BUDGET, longest = budg
     current(id, scope, revision) {
       const kept = texts.get(id);
       return kept !== undefined && kept.scope === scope && kept.revision === revision ? kept.text : undefined;
+    },
+    name(scope, name, id, revision) {
+      const key = `${scope}\u0000${name}`;
+      names.delete(key); // renewed names go last, so the oldest go first
+      names.set(key, { id, revision });
+      if (names.size > MAX_NAMES) names.delete(names.keys().next().value!);
+    },
+    named(scope, name, revision) {
+      const named = names.get(`${scope}\u0000${name}`);
+      return named !== undefined && named.revision === revision ? named.id : undefined;
     },
     set(id, version, text) {
       if (text.length > Math.min(budget, longest)) return;

@@ -13,7 +13,7 @@ import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.t
 import type { CustomerStore } from "../customers/customers.store.ts";
 import type { OnboardingStore } from "./onboardings.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
-import { findByRef } from "../refs.ts";
+import { findByRef, isDisplayIdRef } from "../refs.ts";
 import { toOnboardingResource } from "./onboardings.resource.ts";
 import type {
   CreateOnboardingInput,
@@ -186,20 +186,27 @@ export function* listOnboardings(
  * statement for it): a text that a read found current at that same revision is the answer,
  * without a statement. Otherwise, while recent GETs mostly found theirs, its id and version are
  * read, and a text kept at that version is the answer. Otherwise the row is read whole and
- * rendered (and kept), as it always was. Both reads note the revision read before them.
+ * rendered (and kept), as it always was. Both reads note the revision read before them, and a
+ * GET by `display_id` which onboarding it named then, so that the next GET by it is answered the
+ * same way.
  */
 export function* getOnboarding(deps: Pick<Deps, "onboardings"> & Rendering, actor: Actor, ref: string): Flow<JsonText> {
   const { rendered, kept } = deps;
   const revision = deps.onboardings.revision === null ? null : yield* deps.onboardings.revision(actor.orgId);
+  // A display_id by its number ("007" is 7), as the lookup reads it; null for an id (or a number no lookup finds).
+  const displayId = isDisplayIdRef(ref) && Number.isSafeInteger(Number(ref)) ? String(Number(ref)) : null;
   if (revision !== null) {
-    const text = rendered.current(ref, actor.orgId, revision);
+    const id = displayId === null ? ref : rendered.named(actor.orgId, displayId, revision);
+    const text = id === undefined ? undefined : rendered.current(id, actor.orgId, revision);
     if (text !== undefined) {
       kept.note(true);
       return new JsonText(text);
     }
   }
   const confirm = (id: string, version: number) => {
-    if (revision !== null) rendered.confirm(id, version, actor.orgId, revision);
+    if (revision === null) return;
+    rendered.confirm(id, version, actor.orgId, revision);
+    if (displayId !== null) rendered.name(actor.orgId, displayId, id, revision);
   };
   if (kept.expected()) {
     const version = yield* onboardingByRef(

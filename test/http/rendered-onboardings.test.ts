@@ -84,6 +84,7 @@ describe("the GET of one rendered onboarding", () => {
     await warm([one!.id]);
     expect((await get(one!.id)).text).toBe(first.text);
     expect((await get(one!.display_id)).text).toBe(first.text);
+    expect((await get(`00${one!.display_id}`)).text).toBe(first.text); // the same display_id, written with leading zeros
   });
 
   test("a change shows in the next GET, by either reference: a PATCH here, a write by another process, a delete", async () => {
@@ -98,7 +99,7 @@ describe("the GET of one rendered onboarding", () => {
     expect((await t.call("DELETE", `/api/v1/onboardings/${deleted.id}`)).status).toBe(200);
 
     for (const ref of [patchedHere.id, patchedHere.display_id]) expect((await get(ref)).body).toEqual(patched.body);
-    for (const ref of [changedElsewhere.id, changedElsewhere.display_id]) expect((await get(ref)).body.notes).toBe("changed elsewhere");
+    for (const ref of [changedElsewhere.id, changedElsewhere.display_id, `0${changedElsewhere.display_id}`]) expect((await get(ref)).body.notes).toBe("changed elsewhere");
     for (const ref of [deleted.id, deleted.display_id]) {
       const answer = await get(ref);
       expect([answer.status, answer.body.error.code]).toEqual([404, "onboarding_not_found"]);

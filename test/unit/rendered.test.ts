@@ -32,6 +32,26 @@ describe("rendered resources (api/http/rendered.ts)", () => {
     expect([rendered.get("short", 1)?.length, rendered.get("long", 1)]).toEqual([20, undefined]);
   });
 
+  test("a text found current at a scope's revision is answered at that revision and scope only, and only at the version found", () => {
+    const rendered = createRenderedResources();
+    rendered.set("onb_1", 10, "v10");
+    expect(rendered.current("onb_1", "org_a", 0)).toBeUndefined(); // never confirmed
+    rendered.confirm("onb_1", 9, "org_a", 3); // an older version than the text kept: nothing noted
+    expect(rendered.current("onb_1", "org_a", 3)).toBeUndefined();
+    rendered.confirm("onb_1", 10, "org_a", 3);
+    expect([rendered.current("onb_1", "org_a", 3), rendered.current("onb_1", "org_a", 4), rendered.current("onb_1", "org_b", 3)]).toEqual(["v10", undefined, undefined]);
+    rendered.set("onb_1", 11, "v11"); // a new version is not confirmed by the old one's read
+    expect(rendered.current("onb_1", "org_a", 3)).toBeUndefined();
+  });
+
+  test("a name (a display_id) names its record at the revision it was noted at, in its scope only", () => {
+    const rendered = createRenderedResources();
+    rendered.name("org_a", "7", "onb_1", 3);
+    expect([rendered.named("org_a", "7", 3), rendered.named("org_a", "7", 4), rendered.named("org_b", "7", 3), rendered.named("org_a", "8", 3)]).toEqual(["onb_1", undefined, undefined, undefined]);
+    rendered.name("org_a", "7", "onb_1", 4); // noted again at a later revision
+    expect([rendered.named("org_a", "7", 3), rendered.named("org_a", "7", 4)]).toEqual([undefined, "onb_1"]);
+  });
+
   test("a kind of read reads versions first only while most of its reads find their records kept", () => {
     const kept = createKeptShare();
     expect(kept.expected()).toBe(false);
