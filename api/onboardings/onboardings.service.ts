@@ -13,7 +13,7 @@ import type { PhaseDurationStore } from "../../shared/db/phase-durations.store.t
 import type { CustomerStore } from "../customers/customers.store.ts";
 import type { OnboardingStore } from "./onboardings.store.ts";
 import { applyFields, type FieldMap } from "../partial-update.ts";
-import { findByRef, isDisplayIdRef } from "../refs.ts";
+import { displayIdOf, findByRef, isDisplayIdRef } from "../refs.ts";
 import { toOnboardingResource } from "./onboardings.resource.ts";
 import type {
   CreateOnboardingInput,
@@ -193,10 +193,10 @@ export function* listOnboardings(
 export function* getOnboarding(deps: Pick<Deps, "onboardings"> & Rendering, actor: Actor, ref: string): Flow<JsonText> {
   const { rendered, kept } = deps;
   const revision = deps.onboardings.revision === null ? null : yield* deps.onboardings.revision(actor.orgId);
-  // A display_id by its number ("007" is 7), as the lookup reads it; null for an id (or a number no lookup finds).
-  const displayId = isDisplayIdRef(ref) && Number.isSafeInteger(Number(ref)) ? String(Number(ref)) : null;
+  // A display_id by its number, as the lookup reads it ("007" is 7); undefined for one no onboarding can have.
+  const displayId = isDisplayIdRef(ref) ? displayIdOf(ref) : null;
   if (revision !== null) {
-    const id = displayId === null ? ref : rendered.named(actor.orgId, displayId, revision);
+    const id = displayId === null ? ref : displayId === undefined ? undefined : rendered.named(actor.orgId, String(displayId), revision);
     const text = id === undefined ? undefined : rendered.current(id, actor.orgId, revision);
     if (text !== undefined) {
       kept.note(true);
@@ -206,7 +206,7 @@ export function* getOnboarding(deps: Pick<Deps, "onboardings"> & Rendering, acto
   const confirm = (id: string, version: number) => {
     if (revision === null) return;
     rendered.confirm(id, version, actor.orgId, revision);
-    if (displayId !== null) rendered.name(actor.orgId, displayId, id, revision);
+    if (displayId !== null && displayId !== undefined) rendered.name(actor.orgId, String(displayId), id, revision);
   };
   if (kept.expected()) {
     const version = yield* onboardingByRef(
