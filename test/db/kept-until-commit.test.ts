@@ -3,6 +3,7 @@ import { createOnboardingStore } from "../../api/onboardings/onboardings.store.t
 import { sqliteDatabase } from "../../shared/db/database.ts";
 import { openDatabase } from "../../shared/db/client.ts";
 import { runSync } from "../../shared/db/flow.ts";
+import { countStatementCalls } from "../support/statement-calls.ts";
 import { freshDatabase } from "../support/test-app.ts";
 
 /**
@@ -23,16 +24,8 @@ afterAll(() => {
   fresh.cleanup();
 });
 
-// Reads counted on the connection itself: a kept answer is one no statement was run for.
-let reads = 0;
-const prepare = connection.prepare.bind(connection);
-connection.prepare = ((text: string, ...rest: never[]) => {
-  const statement = prepare(text, ...rest);
-  if (!text.startsWith("SELECT value")) return statement;
-  const get = statement.get.bind(statement) as (...args: never[]) => unknown;
-  statement.get = ((...args: never[]) => (reads++, get(...args))) as typeof statement.get;
-  return statement;
-}) as typeof connection.prepare;
+// Reads of the setting counted: a kept answer is one no statement was run for.
+const readCalls = countStatementCalls(connection, (text) => text.startsWith("SELECT value"), "get");
 const setting = database.sql.statement<{ value: string }>("SELECT value FROM settings WHERE name = $name", { keptUntilCommit: true });
 const valueOf = (name: string) => runSync(setting.get({ name }))?.value;
 
@@ -46,21 +39,21 @@ function commitElsewhere(sql: string, path = fresh.path): void {
 describe("reads kept until a commit", () => {
   test("an answer is kept per parameters until another process commits, then read again", () => {
     expect(database.sql.keepsUntilCommit).toBe(true);
-    const before = reads;
+    const before = readCalls.count;
     expect([valueOf("a"), valueOf("b"), valueOf("a"), valueOf("b"), valueOf("missing"), valueOf("missing")]).toEqual(["one", "uno", "one", "uno", undefined, undefined]);
-    expect(reads - before).toBe(3);
+    expect(readCalls.count - before).toBe(3);
     commitElsewhere("UPDATE settings SET value = 'two' WHERE name = 'a'");
     expect([valueOf("a"), valueOf("a"), valueOf("b")]).toEqual(["two", "two", "uno"]);
-    expect(reads - before).toBe(5);
+    expect(readCalls.count - before).toBe(5);
   });
 
   test("a commit of the connection's own, or of any table, is a commit too", () => {
     valueOf("a");
-    const before = reads;
+    const before = readCalls.count;
     connection.exec("CREATE TABLE IF NOT EXISTS other (n INTEGER)");
     connection.exec("INSERT INTO other VALUES (1)");
     expect(valueOf("a")).toBe("two");
-    expect(reads - before).toBe(1);
+    expect(readCalls.count - before).toBe(1);
   });
 
   test("a read inside the connection's own transaction is not kept: what it saw may never commit", () => {

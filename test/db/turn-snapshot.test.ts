@@ -7,6 +7,7 @@ import { inTransaction } from "../../shared/db/client.ts";
 import { sqliteDatabase } from "../../shared/db/database.ts";
 import { run, runSync } from "../../shared/db/flow.ts";
 import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
+import { countStatementCalls } from "../support/statement-calls.ts";
 import { freshDatabase } from "../support/test-app.ts";
 
 /**
@@ -28,17 +29,8 @@ afterAll(() => {
   fresh.cleanup();
 });
 
-// The connection's BEGINs counted: the snapshot is the connection's own, so the count is
-// taken on the connection itself (a wrapper would be a connection of its own to the snapshot).
-let begins = 0;
-const prepare = connection.prepare.bind(connection);
-connection.prepare = ((text: string, ...rest: never[]) => {
-  const statement = prepare(text, ...rest);
-  if (text !== "BEGIN") return statement;
-  const run_ = statement.run.bind(statement) as () => ReturnType<typeof statement.run>;
-  statement.run = (() => (begins++, run_())) as typeof statement.run;
-  return statement;
-}) as typeof connection.prepare;
+// The connection's BEGINs counted: one per snapshot.
+const beginCalls = countStatementCalls(connection, (text) => text === "BEGIN", "run");
 const shared = database.sql.statement<{ n: number }>("SELECT count(*) AS n FROM notes", { turnSnapshot: true });
 const own = database.sql.statement<{ n: number }>("SELECT count(*) AS n FROM notes");
 const insert = database.sql.statement("INSERT INTO notes (body) VALUES ($body)");
@@ -48,24 +40,24 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 describe("the turn's read snapshot", () => {
   test("reads that ask share one read transaction, which ends when the turn's immediates run", async () => {
     await nextTurn();
-    const begun = begins;
+    const begun = beginCalls.count;
     const before = count(shared);
     expect(connection.inTransaction).toBe(true);
     expect(count(shared)).toBe(before);
-    expect(begins - begun).toBe(1);
+    expect(beginCalls.count - begun).toBe(1);
     await nextTurn();
     expect(connection.inTransaction).toBe(false);
   });
 
   test("a read joins only while nothing has committed since the snapshot began: after a commit of any connection it begins afresh and sees it", async () => {
     await nextTurn();
-    const begun = begins;
+    const begun = beginCalls.count;
     const before = count(shared);
     other.run("INSERT INTO notes (body) VALUES ('during the turn')");
     expect(count(shared)).toBe(before + 1);
-    expect(begins - begun).toBe(2);
+    expect(beginCalls.count - begun).toBe(2);
     expect(count(shared)).toBe(before + 1);
-    expect(begins - begun).toBe(2);
+    expect(beginCalls.count - begun).toBe(2);
   });
 
   test("any other statement ends it first, and sees what committed since it began", async () => {
