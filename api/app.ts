@@ -144,9 +144,9 @@ export async function createApp(infra: AppInfrastructure) {
   const requestTransaction =
     database.engine === "sqlite" ? createGroupCommit(database.db, { busyTimeoutMs, firstPauseMs: 1, maxPauseMs: 10 }) : database.transaction;
   const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger, commandTimeoutMs: infra.redisCommandTimeoutMs });
-  const usage = createKeyUsage(stores.apiKeys, clock);
   const idempotency = createIdempotency(requestTransaction, stores.idempotency, clock);
   const activityWriter = infra.activityThread && database.engine === "sqlite" ? startActivityWriter(database.path, { logger }) : null;
+  const usage = createKeyUsage(stores.apiKeys, clock, { writer: activityWriter });
   const activity = createActivityRecorder({
     writer: activityWriter,
     transaction: requestTransaction,

@@ -1,15 +1,18 @@
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { WriterAnswer, WriterBatch, WriterStart } from "./activity-writer.worker.ts";
+import type { KeyUsageDelta } from "../auth/api-keys.store.ts";
+import type { WriterAnswer, WriterBatch, WriterStart, WriterUsage } from "./activity-writer.worker.ts";
 
 /**
- * Writes activity entries on a thread with a connection of its own to the API's SQLite file
- * (activity-writer.worker.ts), so the flush of read calls' entries costs the event loop a
- * hand-over instead of the inserts, their index entries and the WAL's pages.
+ * Writes what calls leave behind (activity entries, keys' usage) on a thread with a connection
+ * of its own to the API's SQLite file (activity-writer.worker.ts), so the flush of read calls'
+ * entries and the sweep of keys' usage cost the event loop a hand-over instead of the writes,
+ * their index entries and the WAL's pages.
  *
  * Measured before it (bench/RESULTS.md, issue #26's sixth pass): the flush of 500 entries held
  * the event loop 3.6 ms on average, and those stretches were two thirds of the API's stalls
- * over 2 ms under a read load; the reads' p99 waited them out.
+ * over 2 ms under a read load; the reads' p99 waited them out. The usage sweep's slices of 100
+ * keys did the same once a second per 100 keys in use until the twenty-third pass.
  */
 export interface ActivityWriter {
   /**
@@ -17,7 +20,9 @@ export interface ActivityWriter {
    * its code: busy, full) or when the thread is gone, and the caller keeps them.
    */
   write(entries: readonly ActivityEntry[]): Promise<void>;
-  /** False once the thread failed or ended: the caller writes on its own connection from then on. */
+  /** Adds the keys' usage in one transaction (`KeyUsage`'s slice); rejects as `write` does, and the caller keeps the counts. */
+  addUsage(batch: readonly [keyId: string, usage: KeyUsageDelta][]): Promise<void>;
+  /** False once the thread failed, ended or is stopping: the caller writes on its own connection from then on. */
   alive(): boolean;
   /** Ends the thread after the writes already handed over; call after the last `write`. */
   stop(): Promise<void>;
@@ -80,16 +85,21 @@ export function startActivityWriter(path: string, options: ActivityWriterOptions
   worker.addEventListener("close", () => lose("the thread ended"));
   worker.postMessage({ path, busyTimeoutMs: options.busyTimeoutMs ?? 200 } satisfies WriterStart);
 
+  /** Hands one batch over; its answer settles the promise. */
+  function send(message: (id: number) => WriterBatch | WriterUsage): Promise<void> {
+    // Once stopping, nothing more is sent: a batch behind "stop" would meet a closed connection.
+    if (gone || stopping) return Promise.reject(new WriteRefused("the activity writer thread is gone", undefined));
+    const id = nextId++;
+    return new Promise<void>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage(message(id));
+    });
+  }
+
   return {
-    write(entries) {
-      if (gone) return Promise.reject(new WriteRefused("the activity writer thread is gone", undefined));
-      const id = nextId++;
-      return new Promise<void>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, entries: JSON.stringify(entries) } satisfies WriterBatch);
-      });
-    },
-    alive: () => !gone,
+    write: (entries) => send((id) => ({ id, entries: JSON.stringify(entries) })),
+    addUsage: (batch) => send((id) => ({ id, usage: JSON.stringify(batch) })),
+    alive: () => !gone && !stopping,
     async stop() {
       if (stopping) return;
       stopping = true;
@@ -106,7 +116,7 @@ export function startActivityWriter(path: string, options: ActivityWriterOptions
           lose("it did not stop in time");
         }
       }
-      gone = true;
+      lose("it stopped"); // nothing is still out once "stopped" came; should anything be, it goes back
       worker.terminate();
     },
   };

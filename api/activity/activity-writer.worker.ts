@@ -1,8 +1,9 @@
 /**
  * The thread behind `startActivityWriter` (activity-writer.ts): a connection of its own to the
- * API's SQLite file, writing each batch of activity entries it is sent in one transaction
- * through the activity store, and answering the batch's id with nothing (written) or the
- * database's refusal (its code and message: busy past the wait below, or full).
+ * API's SQLite file, writing each batch it is sent in one transaction (a batch of activity
+ * entries through the activity store, a slice of keys' usage through the key store), and
+ * answering the batch's id with nothing (written) or the database's refusal (its code and
+ * message: busy past the wait below, or full).
  *
  * Waiting for another connection's write lock blocks this thread only, so it waits the way the
  * worker process does (SQLite's own busy handler), not with the event loop's timers. Its
@@ -14,6 +15,7 @@ import { sqliteDatabase } from "../../shared/db/database.ts";
 import { createActivityStore } from "../../shared/db/activity.store.ts";
 import { run } from "../../shared/db/flow.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
+import { createApiKeyStore, type KeyUsageDelta } from "../auth/api-keys.store.ts";
 
 declare const self: Worker;
 
@@ -26,12 +28,18 @@ export interface WriterBatch {
   id: number;
   entries: string;
 }
+/** A slice of keys' usage to add (`[keyId, delta][]` as JSON text), as `KeyUsage.sweep` gathers it. */
+export interface WriterUsage {
+  id: number;
+  usage: string;
+}
 export type WriterAnswer = { id: number; refused?: { code: string | undefined; message: string } } | "started" | "stopped";
 
 let write: ((entries: readonly ActivityEntry[]) => void) | undefined;
+let addUsage: ((batch: [string, KeyUsageDelta][]) => void) | undefined;
 let close: (() => void) | undefined;
 
-self.onmessage = (event: MessageEvent<WriterStart | WriterBatch | "stop">) => {
+self.onmessage = (event: MessageEvent<WriterStart | WriterBatch | WriterUsage | "stop">) => {
   const message = event.data;
   if (message === "stop") {
     close?.();
@@ -40,7 +48,8 @@ self.onmessage = (event: MessageEvent<WriterStart | WriterBatch | "stop">) => {
   }
   if ("path" in message) return start(message);
   try {
-    write!(JSON.parse(message.entries) as ActivityEntry[]);
+    if ("usage" in message) addUsage!(JSON.parse(message.usage) as [string, KeyUsageDelta][]);
+    else write!(JSON.parse(message.entries) as ActivityEntry[]);
     self.postMessage({ id: message.id } satisfies WriterAnswer);
   } catch (error) {
     const { code, message: text } = error as { code?: unknown; message?: unknown };
@@ -51,7 +60,9 @@ self.onmessage = (event: MessageEvent<WriterStart | WriterBatch | "stop">) => {
 function start({ path, busyTimeoutMs }: WriterStart): void {
   const database = sqliteDatabase(openDatabase(path, { busyTimeoutMs, commitsCheckpoint: false }));
   const store = createActivityStore(database.sql);
+  const keys = createApiKeyStore(database.sql, database.transaction);
   write = (entries) => run(database.transaction(() => store.insertMany(entries)));
+  addUsage = (batch) => run(keys.addUsage(batch));
   close = () => database.close();
   self.postMessage("started" satisfies WriterAnswer);
 }

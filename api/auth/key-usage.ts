@@ -4,11 +4,23 @@ import { isDiskFull } from "../../shared/db/disk-full.ts";
 import { isDatabaseBusy, keepTrying } from "../../shared/db/busy.ts";
 import type { KeyUsageDelta as Usage } from "./api-keys.store.ts";
 import type { ApiStores } from "../stores.ts";
+import type { ActivityWriter } from "../activity/activity-writer.ts";
 
 /** Keys written per transaction (one statement) by `sweep`: ~0.8 ms of SQLite writes, measured 7–9 µs a key. */
 const SLICE_KEYS = 100;
 /** How long `flush` keeps trying a write the database refused. */
 const FLUSH_PATIENCE_MS = 2000;
+
+export interface KeyUsageOptions {
+  /** Keys per transaction of `sweep` (tests make it small). */
+  sliceKeys?: number;
+  /**
+   * SQLite: the API's writer thread (api/activity/activity-writer.ts). While it is alive the
+   * sweep hands it its slices, so the event loop does not run the writes; without it (or once
+   * it failed) they are written on the API's connection.
+   */
+  writer?: Pick<ActivityWriter, "alive" | "addUsage"> | null;
+}
 
 /**
  * Per-key request count, last-used time and address, gathered in memory and written to the
@@ -16,7 +28,8 @@ const FLUSH_PATIENCE_MS = 2000;
  * write for bookkeeping. A write the database refuses (another process holds its write lock)
  * keeps its counts for the next one: they add up, none is lost.
  */
-export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceKeys = SLICE_KEYS) {
+export function createKeyUsage(store: Pick<ApiStores["apiKeys"], "addUsage">, clock: Clock, options: KeyUsageOptions = {}) {
+  const { sliceKeys = SLICE_KEYS, writer } = options;
   const pending = new Map<string, Usage>();
   let sweeping = false;
 
@@ -33,8 +46,8 @@ export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceK
 
   /**
    * Writes up to `limit` keys, oldest first, in one transaction. Answers whether it wrote them
-   * (false: the database refused, and they are back in `pending`); on PostgreSQL, a promise of
-   * that which never rejects.
+   * (false: the database refused, and they are back in `pending`); on PostgreSQL or through the
+   * writer thread, a promise of that which never rejects.
    */
   function write(limit: number): boolean | Promise<boolean> {
     const batch: [string, Usage][] = [];
@@ -48,7 +61,7 @@ export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceK
       return false;
     };
     try {
-      const written = run(store.addUsage(batch));
+      const written = writer?.alive() ? writer.addUsage(batch) : run(store.addUsage(batch));
       return written instanceof Promise ? written.then(() => true, keep) : true;
     } catch (error) {
       if (!isDatabaseBusy(error) && !isDiskFull(error)) throw error;
@@ -63,9 +76,12 @@ export function createKeyUsage(store: ApiStores["apiKeys"], clock: Clock, sliceK
     /**
      * The periodic write: what gathered, `sliceKeys` keys per transaction and one transaction
      * per event-loop turn. One transaction for 1,000 busy keys held the API's event loop for
-     * 3–9 ms once a second, which requests arriving meanwhile waited out; slices of 100 hold
-     * it ~0.8 ms each. It runs at most as many slices as the keys pending at its start fill,
-     * so steady traffic cannot keep one sweep going, and stops at the first refusal.
+     * 3–9 ms once a second, which requests arriving meanwhile waited out; slices of 100 held
+     * it ~0.8 ms each (1.5–4 ms on a slower machine), and now go to the writer thread where
+     * there is one. Slices are the thread's too: each is one short hold of the write lock,
+     * which the API's own writes wait out. It runs at most as many slices as the keys pending
+     * at its start fill, so steady traffic cannot keep one sweep going, and stops at the
+     * first refusal.
      */
     async sweep(): Promise<void> {
       if (sweeping) return;

@@ -1,20 +1,24 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database as Sqlite } from "bun:sqlite";
 import { dirname } from "node:path";
 import { createActivityRecorder } from "../../api/activity/activity-recorder.ts";
 import { startActivityWriter } from "../../api/activity/activity-writer.ts";
+import { createKeyUsage } from "../../api/auth/key-usage.ts";
 import { createApiStores } from "../../api/stores.ts";
+import { systemClock } from "../../shared/clock.ts";
 import { sqliteDatabase } from "../../shared/db/database.ts";
+import { run } from "../../shared/db/flow.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { newId } from "../../shared/ids.ts";
 import { createLogger } from "../../shared/logger.ts";
+import { createApiKey, createWorkspace } from "../../shared/workspaces.ts";
 import { freshDatabase } from "../support/test-app.ts";
 
 /**
- * Read calls' activity entries written by a thread with a connection of its own to the SQLite
- * file (api/activity/activity-writer.ts), on a real file with the real thread: every entry is
- * written once, a batch the database refuses is kept and written later, and a thread that fails
- * hands the writing back to the API's connection.
+ * Read calls' activity entries and keys' usage written by a thread with a connection of its own
+ * to the SQLite file (api/activity/activity-writer.ts), on a real file with the real thread:
+ * every entry and every count is written once, a batch the database refuses is kept and written
+ * later, and a thread that fails hands the writing back to the API's connection.
  */
 const fresh = freshDatabase();
 const database = sqliteDatabase(fresh.db);
@@ -110,5 +114,83 @@ describe("the activity writer thread", () => {
 
   test("a database in memory has no thread: no other connection can open it", () => {
     expect(startActivityWriter(":memory:", { logger })).toBeNull();
+  });
+});
+
+describe("keys' usage through the writer thread", () => {
+  const keys: string[] = [];
+  beforeAll(async () => {
+    await run(createWorkspace(database, systemClock, { slug: "usage-thread", name: "Usage thread" }));
+    for (let i = 0; i < 5; i++) keys.push((await run(createApiKey(database, systemClock, { workspaceSlug: "usage-thread", name: `key ${i}`, mode: "live", tier: "paid" }))).row.id);
+  });
+  const usageOf = (keyId: string) =>
+    other.query("SELECT request_count AS n, last_used_at AS at, last_used_ip AS ip FROM api_keys WHERE id = ?").get(keyId) as { n: number; at: number | null; ip: string | null };
+  /** The writer, watched: how many slices of usage it was handed. */
+  function watched(writer: NonNullable<ReturnType<typeof startActivityWriter>>) {
+    const seen = { slices: 0 };
+    return { seen, writer: { alive: writer.alive, addUsage: (batch: Parameters<typeof writer.addUsage>[0]) => (seen.slices++, writer.addUsage(batch)) } };
+  }
+
+  test("the sweep hands its slices to the thread, which adds the counts, the last use and its address", async () => {
+    const writer = startActivityWriter(fresh.path, { logger })!;
+    try {
+      const { seen, writer: handed } = watched(writer);
+      const usage = createKeyUsage(stores.apiKeys, systemClock, { sliceKeys: 2, writer: handed });
+      for (const [i, keyId] of keys.entries()) for (let n = 0; n <= i; n++) usage.record(keyId, `10.0.0.${n}`);
+      await usage.sweep();
+      expect(seen.slices).toBe(3); // five keys, two a slice
+      for (const [i, keyId] of keys.entries()) expect(usageOf(keyId)).toMatchObject({ n: i + 1, ip: `10.0.0.${i}` });
+      expect(usageOf(keys[0]!).at).toBeGreaterThan(0);
+    } finally {
+      await writer.stop();
+    }
+  });
+
+  test("a slice refused while another connection holds the write lock is kept, and written once by the next sweep", async () => {
+    const writer = startActivityWriter(fresh.path, { logger, busyTimeoutMs: 20 })!;
+    try {
+      await writer.write([]); // the thread has opened the file
+      const usage = createKeyUsage(stores.apiKeys, systemClock, { writer });
+      const before = usageOf(keys[0]!).n;
+      for (let i = 0; i < 7; i++) usage.record(keys[0]!, null);
+      other.exec("BEGIN IMMEDIATE");
+      try {
+        await usage.sweep(); // refused after the thread's 20 ms: the counts stay gathered
+        expect(usageOf(keys[0]!).n).toBe(before);
+        usage.record(keys[0]!, null);
+      } finally {
+        other.exec("COMMIT");
+      }
+      await usage.sweep();
+      expect(usageOf(keys[0]!).n).toBe(before + 8);
+      await usage.sweep(); // nothing left: nothing added twice
+      expect(usageOf(keys[0]!).n).toBe(before + 8);
+    } finally {
+      await writer.stop();
+    }
+  });
+
+  test("a thread that fails refuses the slice and the counts go on the API's connection; none is lost", async () => {
+    const writer = startActivityWriter(dirname(fresh.path), { logger })!;
+    await expect(writer.addUsage([[keys[1]!, { count: 1, lastUsedAt: 1, lastUsedIp: null }]])).rejects.toThrow(/gone/);
+    const usage = createKeyUsage(stores.apiKeys, systemClock, { writer });
+    const before = usageOf(keys[1]!).n;
+    for (let i = 0; i < 4; i++) usage.record(keys[1]!, null);
+    await usage.sweep();
+    expect(usageOf(keys[1]!).n).toBe(before + 4);
+    await writer.stop();
+  });
+
+  test("a writer stopped with a sweep's slice out: the slice is written or given back, and the shutdown's flush writes the rest", async () => {
+    const writer = startActivityWriter(fresh.path, { logger })!;
+    await writer.write([]);
+    const usage = createKeyUsage(stores.apiKeys, systemClock, { sliceKeys: 1, writer });
+    const before = keys.map((keyId) => usageOf(keyId).n);
+    for (const keyId of keys) for (let i = 0; i < 3; i++) usage.record(keyId, null);
+    const sweeping = usage.sweep();
+    await writer.stop();
+    await sweeping;
+    await usage.flush();
+    expect(keys.map((keyId) => usageOf(keyId).n)).toEqual(before.map((n) => n + 3));
   });
 });

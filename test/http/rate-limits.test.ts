@@ -156,7 +156,7 @@ describe("key usage", () => {
     const before = await counts();
     const writes: number[] = [];
     const store = { ...stores.apiKeys, addUsage: (batch: Iterable<[string, unknown]>) => (writes.push([...batch].length), stores.apiKeys.addUsage(batch as never)) };
-    const usage = createKeyUsage(store as typeof stores.apiKeys, systemClock, 2);
+    const usage = createKeyUsage(store as typeof stores.apiKeys, systemClock, { sliceKeys: 2 });
     for (const id of ids) for (let i = 0; i < 3; i++) usage.record(id, "10.0.0.1");
 
     const sweep = usage.sweep();
