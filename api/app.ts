@@ -146,7 +146,7 @@ export async function createApp(infra: AppInfrastructure) {
   const limiter = createRateLimiter({ redis: infra.redis, keyPrefix: infra.redisPrefix, logger, commandTimeoutMs: infra.redisCommandTimeoutMs });
   const idempotency = createIdempotency(requestTransaction, stores.idempotency, clock);
   const activityWriter = infra.activityThread && database.engine === "sqlite" ? startActivityWriter(database.path, { logger }) : null;
-  const usage = createKeyUsage(stores.apiKeys, clock, { writer: activityWriter });
+  const usage = createKeyUsage(stores.apiKeys, clock, { writer: activityWriter, logger });
   const activity = createActivityRecorder({
     writer: activityWriter,
     transaction: requestTransaction,

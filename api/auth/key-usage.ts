@@ -5,6 +5,8 @@ import { isDatabaseBusy, keepTrying } from "../../shared/db/busy.ts";
 import type { KeyUsageDelta as Usage } from "./api-keys.store.ts";
 import type { ApiStores } from "../stores.ts";
 import type { ActivityWriter } from "../activity/activity-writer.ts";
+import { describeError } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/logger.ts";
 
 /** Keys written per transaction (one statement) by `sweep`: ~0.8 ms of SQLite writes, measured 7–9 µs a key. */
 const SLICE_KEYS = 100;
@@ -17,9 +19,11 @@ export interface KeyUsageOptions {
   /**
    * SQLite: the API's writer thread (api/activity/activity-writer.ts). While it is alive the
    * sweep hands it its slices, so the event loop does not run the writes; without it (or once
-   * it failed) they are written on the API's connection.
+   * it failed, or while it stops) they are written on the API's connection.
    */
   writer?: Pick<ActivityWriter, "alive" | "addUsage"> | null;
+  /** Where a slice the thread refused for a reason other than a busy or full database is logged. */
+  logger?: Logger;
 }
 
 /**
@@ -29,7 +33,7 @@ export interface KeyUsageOptions {
  * keeps its counts for the next one: they add up, none is lost.
  */
 export function createKeyUsage(store: Pick<ApiStores["apiKeys"], "addUsage">, clock: Clock, options: KeyUsageOptions = {}) {
-  const { sliceKeys = SLICE_KEYS, writer } = options;
+  const { sliceKeys = SLICE_KEYS, writer, logger } = options;
   const pending = new Map<string, Usage>();
   let sweeping = false;
 
@@ -37,8 +41,14 @@ export function createKeyUsage(store: Pick<ApiStores["apiKeys"], "addUsage">, cl
     const usage = pending.get(keyId);
     if (usage) {
       usage.count += count;
-      usage.lastUsedAt = Math.max(usage.lastUsedAt, at);
-      if (address !== null) usage.lastUsedIp = address;
+      // The address is the latest use's: a refused slice given back holds uses older than
+      // those counted since, and its address must not replace theirs.
+      if (at >= usage.lastUsedAt) {
+        usage.lastUsedAt = at;
+        if (address !== null) usage.lastUsedIp = address;
+      } else if (usage.lastUsedIp === null) {
+        usage.lastUsedIp = address;
+      }
     } else {
       pending.set(keyId, { count, lastUsedAt: at, lastUsedIp: address });
     }
@@ -61,7 +71,18 @@ export function createKeyUsage(store: Pick<ApiStores["apiKeys"], "addUsage">, cl
       return false;
     };
     try {
-      const written = writer?.alive() ? writer.addUsage(batch) : run(store.addUsage(batch));
+      if (writer?.alive()) {
+        return writer.addUsage(batch).then(
+          () => true,
+          (error: unknown) => {
+            // Busy or full is the database's moment; anything else would refuse every slice
+            // after it too, and must be seen.
+            if (!isDatabaseBusy(error) && !isDiskFull(error)) logger?.error("key usage not written: kept for the next write", { error: describeError(error) });
+            return keep();
+          },
+        );
+      }
+      const written = run(store.addUsage(batch));
       return written instanceof Promise ? written.then(() => true, keep) : true;
     } catch (error) {
       if (!isDatabaseBusy(error) && !isDiskFull(error)) throw error;

@@ -152,17 +152,19 @@ describe("keys' usage through the writer thread", () => {
       await writer.write([]); // the thread has opened the file
       const usage = createKeyUsage(stores.apiKeys, systemClock, { writer });
       const before = usageOf(keys[0]!).n;
-      for (let i = 0; i < 7; i++) usage.record(keys[0]!, null);
+      for (let i = 0; i < 7; i++) usage.record(keys[0]!, "10.0.0.7");
       other.exec("BEGIN IMMEDIATE");
       try {
-        await usage.sweep(); // refused after the thread's 20 ms: the counts stay gathered
+        const sweeping = usage.sweep(); // refused after the thread's 20 ms: the counts stay gathered
+        usage.record(keys[0]!, "10.0.0.8"); // a later use, counted while the slice is out
+        await sweeping;
         expect(usageOf(keys[0]!).n).toBe(before);
-        usage.record(keys[0]!, null);
       } finally {
         other.exec("COMMIT");
       }
       await usage.sweep();
-      expect(usageOf(keys[0]!).n).toBe(before + 8);
+      // Both counted once, and the address is the later use's, not the refused slice's.
+      expect(usageOf(keys[0]!)).toMatchObject({ n: before + 8, ip: "10.0.0.8" });
       await usage.sweep(); // nothing left: nothing added twice
       expect(usageOf(keys[0]!).n).toBe(before + 8);
     } finally {
@@ -170,12 +172,16 @@ describe("keys' usage through the writer thread", () => {
     }
   });
 
-  test("a thread that fails refuses the slice and the counts go on the API's connection; none is lost", async () => {
+  test("a thread that fails refuses the slice it was handed; the counts are kept, and the next sweep writes them on the API's connection", async () => {
+    // A directory is no database: the thread fails as it opens it, after the sweep handed it a slice.
     const writer = startActivityWriter(dirname(fresh.path), { logger })!;
-    await expect(writer.addUsage([[keys[1]!, { count: 1, lastUsedAt: 1, lastUsedIp: null }]])).rejects.toThrow(/gone/);
     const usage = createKeyUsage(stores.apiKeys, systemClock, { writer });
     const before = usageOf(keys[1]!).n;
     for (let i = 0; i < 4; i++) usage.record(keys[1]!, null);
+    expect(writer.alive()).toBe(true);
+    await usage.sweep(); // handed to the thread, refused as it fails: kept
+    expect(writer.alive()).toBe(false);
+    expect(usageOf(keys[1]!).n).toBe(before);
     await usage.sweep();
     expect(usageOf(keys[1]!).n).toBe(before + 4);
     await writer.stop();
