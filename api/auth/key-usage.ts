@@ -98,7 +98,7 @@ export function createKeyUsage(store: Pick<ApiStores["apiKeys"], "addUsage">, cl
      * The periodic write: what gathered, `sliceKeys` keys per transaction and one transaction
      * per event-loop turn. One transaction for 1,000 busy keys held the API's event loop for
      * 3–9 ms once a second, which requests arriving meanwhile waited out; slices of 100 held
-     * it ~0.8 ms each (1.5–4 ms on a slower machine), and now go to the writer thread where
+     * it ~0.8 ms each (1–5 ms on a slower machine), and now go to the writer thread where
      * there is one. Slices are the thread's too: each is one short hold of the write lock,
      * which the API's own writes wait out. It runs at most as many slices as the keys pending
      * at its start fill, so steady traffic cannot keep one sweep going, and stops at the
