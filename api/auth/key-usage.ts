@@ -75,9 +75,9 @@ export function createKeyUsage(store: Pick<ApiStores["apiKeys"], "addUsage">, cl
         return writer.addUsage(batch).then(
           () => true,
           (error: unknown) => {
-            // Busy or full is the database's moment; anything else would refuse every slice
-            // after it too, and must be seen.
-            if (!isDatabaseBusy(error) && !isDiskFull(error)) logger?.error("key usage not written: kept for the next write", { error: describeError(error) });
+            // Busy or full is the database's moment, and a thread that failed or is stopping
+            // says so itself; anything else would refuse every slice after it too, and must be seen.
+            if (writer.alive() && !isDatabaseBusy(error) && !isDiskFull(error)) logger?.error("key usage not written: kept for the next write", { error: describeError(error) });
             return keep();
           },
         );

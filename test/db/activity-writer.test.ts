@@ -172,10 +172,34 @@ describe("keys' usage through the writer thread", () => {
     }
   });
 
+  test("a slice the database refuses for another reason than busy or full is kept and logged, and written once it no longer refuses", async () => {
+    const lines: string[] = [];
+    const writer = startActivityWriter(fresh.path, { logger })!;
+    try {
+      await writer.write([]);
+      other.exec(`CREATE TRIGGER refuse_usage BEFORE UPDATE OF request_count ON api_keys WHEN NEW.id = '${keys[2]}' BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`);
+      const usage = createKeyUsage(stores.apiKeys, systemClock, { writer, logger: createLogger("error", {}, (line) => lines.push(line)) });
+      const before = usageOf(keys[2]!).n;
+      usage.record(keys[2]!, null);
+      try {
+        await usage.sweep();
+        expect(usageOf(keys[2]!).n).toBe(before);
+        expect(lines.join("\n")).toContain("key usage not written: kept for the next write");
+      } finally {
+        other.exec("DROP TRIGGER refuse_usage");
+      }
+      await usage.sweep();
+      expect(usageOf(keys[2]!).n).toBe(before + 1);
+    } finally {
+      await writer.stop();
+    }
+  });
+
   test("a thread that fails refuses the slice it was handed; the counts are kept, and the next sweep writes them on the API's connection", async () => {
     // A directory is no database: the thread fails as it opens it, after the sweep handed it a slice.
+    const lines: string[] = [];
     const writer = startActivityWriter(dirname(fresh.path), { logger })!;
-    const usage = createKeyUsage(stores.apiKeys, systemClock, { writer });
+    const usage = createKeyUsage(stores.apiKeys, systemClock, { writer, logger: createLogger("error", {}, (line) => lines.push(line)) });
     const before = usageOf(keys[1]!).n;
     for (let i = 0; i < 4; i++) usage.record(keys[1]!, null);
     expect(writer.alive()).toBe(true);
@@ -184,6 +208,7 @@ describe("keys' usage through the writer thread", () => {
     expect(usageOf(keys[1]!).n).toBe(before);
     await usage.sweep();
     expect(usageOf(keys[1]!).n).toBe(before + 4);
+    expect(lines).toEqual([]); // the thread's failure is the writer's to log, not each slice's
     await writer.stop();
   });
 
