@@ -66,27 +66,21 @@ export function createKeyUsage(store: Pick<ApiStores["apiKeys"], "addUsage">, cl
       batch.push(entry);
     }
     for (const [keyId] of batch) pending.delete(keyId);
-    const keep = () => {
+    const viaThread = writer?.alive() === true;
+    const keep = (error: unknown) => {
+      // Through the thread, busy or full is the database's moment, and a thread that failed or
+      // is stopping says so itself; anything else would refuse every slice after it too, and
+      // must be seen.
+      if (viaThread && writer!.alive() && !isDatabaseBusy(error) && !isDiskFull(error)) logger?.error("key usage not written: kept for the next write", { error: describeError(error) });
       for (const [keyId, usage] of batch) add(keyId, usage.count, usage.lastUsedAt, usage.lastUsedIp);
       return false;
     };
     try {
-      if (writer?.alive()) {
-        return writer.addUsage(batch).then(
-          () => true,
-          (error: unknown) => {
-            // Busy or full is the database's moment, and a thread that failed or is stopping
-            // says so itself; anything else would refuse every slice after it too, and must be seen.
-            if (writer.alive() && !isDatabaseBusy(error) && !isDiskFull(error)) logger?.error("key usage not written: kept for the next write", { error: describeError(error) });
-            return keep();
-          },
-        );
-      }
-      const written = run(store.addUsage(batch));
+      const written = viaThread ? writer!.addUsage(batch) : run(store.addUsage(batch));
       return written instanceof Promise ? written.then(() => true, keep) : true;
     } catch (error) {
       if (!isDatabaseBusy(error) && !isDiskFull(error)) throw error;
-      return keep(); // busy or full: the counts wait for the next flush
+      return keep(error); // busy or full: the counts wait for the next flush
     }
   }
 
