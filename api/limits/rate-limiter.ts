@@ -24,44 +24,57 @@ export type LimiterMode = "redis" | "per_process";
  * a claim of the paid tier's 10 slots added 10 members to a set of up to 600, and took 33–38 µs
  * of Redis's time (its commandstats; bench/RESULTS.md, issue #26's fifth pass).
  *
+ * One call claims for any number of windows, each on its own (KEYS: each window's set and
+ * counter; ARGV: the window's length, then each window's limit, lease name and slots wanted),
+ * and answers three numbers per window: a process sends the claims of a moment together
+ * (`createRateLimiter`). Each window's part is what a claim of its own did.
+ *
  * If the counter is missing while leases are not (a key deleted by hand), it is summed again
  * from the leases; a set that is empty makes it 0.
  */
-const SLIDING_WINDOW = `
+const SLIDING_WINDOWS = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-local wanted = tonumber(ARGV[4])
 local slots = function(lease) return tonumber(string.match(lease, ':(%d+)$')) or 1 end
-local count = 0
-if redis.call('ZCARD', KEYS[1]) > 0 then
-  local counted = redis.call('GET', KEYS[2])
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - window)
-  if counted then
-    count = tonumber(counted)
-    for _, lease in ipairs(expired) do count = count - slots(lease) end
-  else
-    for _, lease in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf')) do count = count + slots(lease) end
+local answers = {}
+for i = 1, #KEYS / 2 do
+  local leases, counter = KEYS[2 * i - 1], KEYS[2 * i]
+  local limit = tonumber(ARGV[3 * i - 1])
+  local wanted = tonumber(ARGV[3 * i + 1])
+  local count = 0
+  if redis.call('ZCARD', leases) > 0 then
+    local counted = redis.call('GET', counter)
+    local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', now - window)
+    if counted then
+      count = tonumber(counted)
+      for _, lease in ipairs(expired) do count = count - slots(lease) end
+    else
+      for _, lease in ipairs(redis.call('ZRANGEBYSCORE', leases, '(' .. (now - window), '+inf')) do count = count + slots(lease) end
+    end
+    if #expired > 0 then redis.call('ZREMRANGEBYSCORE', leases, '-inf', now - window) end
+    if count < 0 then count = 0 end
   end
-  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window) end
-  if count < 0 then count = 0 end
+  local granted = math.max(0, math.min(wanted, limit - count))
+  if granted > 0 then
+    redis.call('ZADD', leases, now, ARGV[3 * i] .. ':' .. granted)
+    count = count + granted
+  end
+  redis.call('SET', counter, count, 'PX', window)
+  redis.call('PEXPIRE', leases, window)
+  local oldest = redis.call('ZRANGE', leases, 0, 0, 'WITHSCORES')
+  local reset = window
+  if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+  answers[3 * i - 2] = granted
+  answers[3 * i - 1] = limit - count
+  answers[3 * i] = reset
 end
-local granted = math.max(0, math.min(wanted, limit - count))
-if granted > 0 then
-  redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. granted)
-  count = count + granted
-end
-redis.call('SET', KEYS[2], count, 'PX', window)
-redis.call('PEXPIRE', KEYS[1], window)
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local reset = window
-if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-return {granted, limit - count, reset}
+return answers
 `;
 
-type SlidingWindowRedis = Redis & {
-  slidingWindow(leases: string, slots: string, windowMs: number, limit: number, lease: string, wanted: number): Promise<[granted: number, remaining: number, resetMs: number]>;
+type SlidingWindowsRedis = Redis & {
+  /** `(numberOfKeys, ...each window's set and counter, windowMs, ...each window's limit, lease and wanted)`: three numbers per window. */
+  slidingWindows(...args: (string | number)[]): Promise<number[]>;
 };
 
 /**
@@ -99,8 +112,8 @@ interface Lease {
 }
 
 /**
- * One key's (or address's) state in this process. Only one Redis claim per bucket is in
- * flight at a time: requests that arrive meanwhile wait for it (when nothing is in hand) and
+ * One key's (or address's) state in this process. Only one Redis claim per bucket is queued or
+ * in flight at a time: requests that arrive meanwhile wait for it (when nothing is in hand) and
  * share what it brings, so a burst on a fresh key neither overwrites leases nor claims more
  * than it uses.
  */
@@ -114,7 +127,20 @@ interface Bucket {
   refusedUntil: number;
   /** Requests of this process waiting on this bucket right now: what the next claim asks for. */
   demand: number;
-  claiming: Promise<"claimed" | "redis_away"> | null;
+  /** The bucket's claim, queued or sent; settled once Redis answered it (or did not). */
+  claiming: Promise<ClaimOutcome> | null;
+  /** The claim waits for the next call to Redis (see `createRateLimiter`): not sent yet. */
+  queued: boolean;
+}
+
+type ClaimOutcome = "claimed" | "redis_away";
+
+/** A bucket's claim waiting for the next call to Redis. */
+interface QueuedClaim {
+  bucket: Bucket;
+  name: string;
+  limit: number;
+  settle(outcome: ClaimOutcome): void;
 }
 
 /** The same rolling window in this process's memory: the fallback while Redis is away. */
@@ -139,7 +165,19 @@ export interface RateLimiterOptions {
   windowSeconds?: number;
   /** The longest a request waits on Redis; past it the process limits on its own until Redis answers a probe. */
   commandTimeoutMs?: number;
+  /** How long a claim made ahead (half a lease still in hand) waits for others to go with it (REFILL_MS). */
+  refillMs?: number;
 }
+
+/**
+ * How long, at most, a claim made ahead waits for others before it is sent: the half lease in
+ * hand (5 requests of a paid key) lasts that long unless the key makes 1,000 requests a second,
+ * and then the request that finds nothing in hand sends it at once. Under a read load spread
+ * over many keys the claims of a few milliseconds go as one call (see `createRateLimiter`).
+ */
+const REFILL_MS = 5;
+/** Windows one call claims for at most: it holds Redis (single-threaded) for all of them. */
+const MOST_PER_CALL = 100;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -149,12 +187,25 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The limiter of one process. Claims are sent to Redis together: a request that finds nothing
+ * in hand queues its bucket's claim for the end of this turn of the event loop (`setImmediate`),
+ * and a claim made ahead (half a lease spent) for at most `refillMs`; whatever is queued when
+ * either comes goes as one call (`SLIDING_WINDOWS`), up to MOST_PER_CALL windows a call. A call
+ * of its own per claim cost the event loop a command, a timer and a write and read on the
+ * socket for every tenth read of a paid key, and Redis a script call: under a read spread over
+ * 3,000 keys, half of what the shared limit costs a read (bench/RESULTS.md, issue #26's
+ * twenty-fourth pass). What each window decides is unchanged: the same script per window, one
+ * claim per bucket at a time.
+ */
 export function createRateLimiter(options: RateLimiterOptions) {
   const windowMs = (options.windowSeconds ?? 60) * 1000;
   const commandTimeoutMs = options.commandTimeoutMs ?? 500;
-  const redis = options.redis as SlidingWindowRedis;
-  if (typeof redis.slidingWindow !== "function") {
-    redis.defineCommand("slidingWindow", { numberOfKeys: 2, lua: SLIDING_WINDOW });
+  const refillMs = options.refillMs ?? REFILL_MS;
+  const redis = options.redis as SlidingWindowsRedis;
+  if (typeof redis.slidingWindows !== "function") {
+    // No `numberOfKeys`: each call says how many windows it carries.
+    redis.defineCommand("slidingWindows", { lua: SLIDING_WINDOWS });
   }
   const local = new LocalWindows(windowMs);
   const buckets = new Map<string, Bucket>();
@@ -162,6 +213,9 @@ export function createRateLimiter(options: RateLimiterOptions) {
   let probe: ReturnType<typeof setTimeout> | undefined;
   let sequence = 0;
   const memberPrefix = crypto.randomUUID().slice(0, 8);
+  let queue: QueuedClaim[] = [];
+  let sendingSoon = false;
+  let refill: ReturnType<typeof setTimeout> | undefined;
 
   const decision = (allowed: boolean, limit: number, remaining: number, resetMs: number): RateDecision => ({
     allowed,
@@ -198,30 +252,74 @@ export function createRateLimiter(options: RateLimiterOptions) {
     probe.unref();
   }
 
-  async function claim(bucket: Bucket, name: string, limit: number): Promise<"claimed" | "redis_away"> {
-    const now = Date.now();
-    const wanted = Math.min(limit, MAX_LEASE, Math.max(leaseSize(limit), bucket.demand));
-    try {
-      const [granted, remaining, resetMs] = await withTimeout(
-        redis.slidingWindow(`${options.keyPrefix}:${WINDOWS}:${name}`, `${options.keyPrefix}:${WINDOWS}:${name}:slots`, windowMs, limit, `${memberPrefix}:${++sequence}`, wanted),
-        commandTimeoutMs,
-      );
-      if (granted > 0) bucket.leases.push({ left: granted, expiresAt: now + LEASE_MS });
-      bucket.remaining = remaining;
-      bucket.resetAt = now + resetMs;
-      if (granted === 0) bucket.refusedUntil = now + resetMs;
-      return "claimed";
-    } catch (error) {
-      redisAway(error);
-      return "redis_away";
+  /**
+   * The bucket's claim, queued unless one is already queued or sent; the same promise for
+   * everyone waiting. `waited`: a request waits for it (nothing in hand), so it goes at the end
+   * of this turn; otherwise within `refillMs`.
+   */
+  function claimOnce(bucket: Bucket, name: string, limit: number, waited: boolean): Promise<ClaimOutcome> {
+    if (bucket.claiming === null) {
+      bucket.queued = true;
+      bucket.claiming = new Promise<ClaimOutcome>((settle) => queue.push({ bucket, name, limit, settle }));
     }
+    if (bucket.queued) {
+      if (waited || queue.length >= MOST_PER_CALL) sendSoon();
+      else refill ??= setTimeout(sendQueued, refillMs);
+    }
+    return bucket.claiming;
   }
 
-  /** Starts the bucket's claim unless one is in flight; the same promise for everyone waiting. */
-  const claimOnce = (bucket: Bucket, name: string, limit: number) =>
-    (bucket.claiming ??= claim(bucket, name, limit).finally(() => {
+  function sendSoon(): void {
+    if (sendingSoon) return;
+    sendingSoon = true;
+    setImmediate(sendQueued);
+  }
+
+  /** Sends every queued claim, MOST_PER_CALL windows a call. */
+  function sendQueued(): void {
+    sendingSoon = false;
+    clearTimeout(refill);
+    refill = undefined;
+    const claims = queue;
+    queue = [];
+    for (let i = 0; i < claims.length; i += MOST_PER_CALL) void send(claims.slice(i, i + MOST_PER_CALL));
+  }
+
+  /** One call for the claims; each bucket takes what its window granted, then its waiters go on. */
+  async function send(claims: QueuedClaim[]): Promise<void> {
+    const keys: string[] = [];
+    const perWindow: (string | number)[] = [];
+    for (const { bucket, name, limit } of claims) {
+      bucket.queued = false;
+      keys.push(`${options.keyPrefix}:${WINDOWS}:${name}`, `${options.keyPrefix}:${WINDOWS}:${name}:slots`);
+      // What the requests waiting now want: counted when the claim leaves, not when it was queued.
+      perWindow.push(limit, `${memberPrefix}:${++sequence}`, Math.min(limit, MAX_LEASE, Math.max(leaseSize(limit), bucket.demand)));
+    }
+    let outcome: ClaimOutcome = "claimed";
+    if (mode === "per_process") {
+      outcome = "redis_away"; // queued before Redis went away: the probe finds it again
+    } else {
+      const now = Date.now();
+      try {
+        const answers = await withTimeout(redis.slidingWindows(claims.length * 2, ...keys, windowMs, ...perWindow), commandTimeoutMs);
+        claims.forEach(({ bucket }, i) => {
+          const granted = answers[3 * i]!;
+          const resetMs = answers[3 * i + 2]!;
+          if (granted > 0) bucket.leases.push({ left: granted, expiresAt: now + LEASE_MS });
+          bucket.remaining = answers[3 * i + 1]!;
+          bucket.resetAt = now + resetMs;
+          if (granted === 0) bucket.refusedUntil = now + resetMs;
+        });
+      } catch (error) {
+        redisAway(error);
+        outcome = "redis_away";
+      }
+    }
+    for (const { bucket, settle } of claims) {
       bucket.claiming = null;
-    }));
+      settle(outcome);
+    }
+  }
 
   /** Spends one slot in hand, if any; answers how many are still held after it, or -1. */
   function spend(bucket: Bucket, now: number): number {
@@ -246,7 +344,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
       // Half the lease in hand spent: the next one is claimed now, while this request and
       // those after it go on with what is left (not with a lease of 1: that stays exact).
       const lease = leaseSize(limit);
-      if (lease > 1 && held <= lease >> 1 && b.refusedUntil <= now) void claimOnce(b, name, limit);
+      if (lease > 1 && held <= lease >> 1 && b.refusedUntil <= now) void claimOnce(b, name, limit, false);
       return decision(true, limit, b.remaining + held, b.resetAt - now);
     }
     if (b.refusedUntil > now) return decision(false, limit, 0, b.refusedUntil - now);
@@ -258,7 +356,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
     b.demand++;
     try {
       for (;;) {
-        if ((await claimOnce(b, name, limit)) === "redis_away") return localDecision(name, limit);
+        if ((await claimOnce(b, name, limit, true)) === "redis_away") return localDecision(name, limit);
         const decided = decideNow(b, name, limit);
         if (decided) return decided;
       }
@@ -278,15 +376,16 @@ export function createRateLimiter(options: RateLimiterOptions) {
       if (mode === "per_process") return localDecision(name, limit);
       let bucket = buckets.get(name);
       if (!bucket) {
-        bucket = { leases: [], remaining: 0, resetAt: 0, refusedUntil: 0, demand: 0, claiming: null };
+        bucket = { leases: [], remaining: 0, resetAt: 0, refusedUntil: 0, demand: 0, claiming: null, queued: false };
         buckets.set(name, bucket);
         if (buckets.size > 100_000) buckets.delete(buckets.keys().next().value!); // bounded memory
       }
       return decideNow(bucket, name, limit) ?? decideAfterClaim(bucket, name, limit);
     },
-    /** Stops the Redis probe (shutdown). */
+    /** Stops the Redis probe, and sends what is queued now rather than within `refillMs` (shutdown). */
     close(): void {
       clearTimeout(probe);
+      if (queue.length > 0) sendQueued();
     },
   };
 }

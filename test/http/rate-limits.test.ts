@@ -232,6 +232,44 @@ describe("the limiter's claims", () => {
     limiter.close();
   });
 
+  /** Calls of the window's script Redis has run since `CONFIG RESETSTAT` (by its SHA, or whole the first time). */
+  const scriptCalls = async (redis: Redis) => {
+    const stats = await redis.info("commandstats");
+    const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    return calls("evalsha") + calls("eval");
+  };
+
+  test("the claims of one moment go to Redis as one call, each window decided as if alone", async () => {
+    const { t, prefix, limiter } = await limiterOfItsOwn();
+    await limiter.consume("key:warm-up", 600); // the script is loaded: from here on, one EVALSHA per call
+    await t.redis.config("RESETSTAT");
+    const fresh = Array.from({ length: 50 }, (_, i) => `key:fresh-${i}`);
+    const decisions = await Promise.all(fresh.map((name) => limiter.consume(name, 600)));
+    expect(await scriptCalls(t.redis)).toBe(1);
+    expect(decisions.every((d) => d.allowed && d.remaining === 599)).toBe(true);
+    for (const name of fresh) expect(await windowOf(t.redis, prefix, name)).toEqual({ leases: 1, slots: 10 });
+    // A default key (leases of one slot, exact) beside them: its window refuses the 61st alone.
+    const exact = await Promise.all(Array.from({ length: 61 }, () => limiter.consume("key:exact", 60)));
+    expect(exact.filter((d) => d.allowed)).toHaveLength(60);
+    limiter.close();
+  });
+
+  test("a claim made ahead waits for others, but not once a request needs it; shutting down sends it", async () => {
+    const { t, prefix } = await limiterOfItsOwn();
+    const limiter = createRateLimiter({ redis: t.redis, keyPrefix: prefix, logger: createLogger("silent"), refillMs: 60_000 });
+    for (let i = 0; i < 5; i++) await limiter.consume("key:ahead", 600); // 5 in hand: the next lease is queued
+    await Bun.sleep(20);
+    expect(await windowOf(t.redis, prefix, "key:ahead")).toEqual({ leases: 1, slots: 10 }); // still queued
+    for (let i = 0; i < 5; i++) await limiter.consume("key:ahead", 600); // the lease in hand is spent
+    // Nothing in hand: this request waits for the queued claim, which goes now, not in a minute.
+    const waited = await limiter.consume("key:ahead", 600);
+    expect(waited).toMatchObject({ allowed: true, remaining: 600 - 11 });
+    expect(await windowOf(t.redis, prefix, "key:ahead")).toEqual({ leases: 2, slots: 20 });
+    for (let i = 0; i < 5; i++) await limiter.consume("key:ahead", 600); // half of the second lease: the third is queued
+    limiter.close();
+    await waitFor(async () => (await windowOf(t.redis, prefix, "key:ahead")).slots === 30, "the queued claim sent at shutdown");
+  });
+
   test("a busy key's next lease is claimed once half the one in hand is spent: the requests after it never wait on Redis, even a hung one", async () => {
     const redisServer = await startPrivateRedis();
     const redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
