@@ -26,7 +26,7 @@ import { featureRoutes, featureTags, type ServiceDeps } from "./features.ts";
 import { errorResponse } from "./http/error-map.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import type { RouteDef } from "./http/route.ts";
-import { logFailure, methodsForPath, mountRoutes } from "./http/router.ts";
+import { logFailure, methodsForPath, mountRoutes, type NativeRoutes } from "./http/router.ts";
 import { DOCS_BUNDLE_PATH, DOCS_DOCUMENT_PATH, DOCS_PATH, DOCS_PATHS, docsBundle, docsDocument, docsPage } from "./meta/docs-page.ts";
 import { metaRoutes, type MetaDeps } from "./meta/meta.routes.ts";
 import { createRelay } from "./outbox/relay.ts";
@@ -202,7 +202,9 @@ export async function createApp(infra: AppInfrastructure) {
 
   // No global request hook: the pipeline sets Request-Id on its own responses, so Elysia has
   // nothing to merge into them; only what never reaches a route (404, 405) gets one here.
-  const app = new Elysia({ normalize: false })
+  // Filled by mountRoutes below; Bun.serve reads it at listen (Elysia merges `serve.routes` into its own table).
+  const apiRoutes: NativeRoutes = {};
+  const app = new Elysia({ normalize: false, serve: { routes: apiRoutes } as never })
     .onError(({ code, error, request }) => {
       const requestId = newId("req");
       const withId = (e: unknown, headers: Record<string, string> = {}) =>
@@ -233,7 +235,7 @@ export async function createApp(infra: AppInfrastructure) {
     .get(DOCS_BUNDLE_PATH, () => docsBundle(newId("req")))
     .get(DOCS_DOCUMENT_PATH, () => docsDocument(newId("req"), openApiDocument() as object));
 
-  mountRoutes(app, routes, {
+  Object.assign(apiRoutes, mountRoutes(app, routes, {
     authenticate: createAuthenticator(stores.apiKeys, database.watchCommits()),
     limits,
     usage,
@@ -246,7 +248,7 @@ export async function createApp(infra: AppInfrastructure) {
     batches: { claims: stores.idempotency, activity: stores.activity, nowMicros: () => clock.nowMicros(), logger, gatherMs: infra.batchGatherMs },
     busyTimeoutMs,
     databaseDeadlineMs: DATABASE_DEADLINE_MS,
-  });
+  }));
 
   return {
     app,

@@ -124,8 +124,16 @@ const CLIENT_CLOSED_REQUEST = 499;
  * commit together (`deps.transaction`, the group commit), which waits out another process's
  * write lock with timers and answers 503 with Retry-After past `busyTimeoutMs`. Every
  * response, errors included, carries the per-request headers gathered on the way.
+ *
+ * Each route is mounted twice, on the same `handle`: on Elysia (`app.handle`, which tests and
+ * in-process callers use, and its fallbacks: 404, 405, OPTIONS) and in the table this answers,
+ * which `createApp` hands to Bun.serve (Elysia's `serve.routes`), so a request over HTTP reaches
+ * `handle` straight from Bun's router. Through Elysia every request paid for a context object
+ * with a `server` getter, an `async` wrapper and its `await`, and a pass over the response:
+ * about a twentieth of a SQLite read's CPU (bench/RESULTS.md, issue #26's twenty-fourth pass).
  */
-export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, routes: readonly RouteDef[], deps: RouterDeps): void {
+export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, routes: readonly RouteDef[], deps: RouterDeps): NativeRoutes {
+  const native: NativeRoutes = {};
   // Short pauses: a lock held by another process (the worker's writes) is usually gone within
   // a millisecond or two, and SQLite's own busy handler, which the worker uses, polls as often.
   const busy = { timeoutMs: deps.busyTimeoutMs, firstPauseMs: 1, maxPauseMs: 10 };
@@ -303,8 +311,13 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       return response;
     };
     app.route(route.method, route.path, handle as never, { parse: "none" } as never);
+    (native[route.path] ??= {})[route.method] = (request, server) => handle({ request, params: request.params, server });
   }
+  return native;
 }
+
+/** Bun.serve's route table of the API: each route's methods, answered by the pipeline straight from Bun (see `mountRoutes`). */
+export type NativeRoutes = Record<string, Partial<Record<Method, (request: Request & { params: Record<string, string> }, server: Ctx["server"]) => Promise<Response>>>>;
 
 /** For a path no route answers: which methods would answer it (for 405 and `Allow`). */
 export function methodsForPath(routes: readonly Pick<RouteDef, "method" | "path">[]): (pathname: string) => Method[] {
