@@ -10,6 +10,8 @@ export interface Logger {
   error(msg: string, fields?: LogFields): void;
   /** A logger whose every line also carries `fields` (one per request: its `request_id`). */
   child(fields: LogFields): Logger;
+  /** Whether lines of `level` are written: a caller that builds fields per request asks first. */
+  enabled(level: "debug" | "info" | "warn" | "error"): boolean;
 }
 
 /**
@@ -42,6 +44,7 @@ function wrap(log: pino.Logger): Logger {
     warn: (msg, fields) => log.warn(fields ?? {}, msg),
     error: (msg, fields) => log.error(fields ?? {}, msg),
     child: (fields) => wrap(log.child(fields)),
+    enabled: (level) => log.isLevelEnabled(level),
   };
 }
 

@@ -24,6 +24,12 @@ type Value = { metricName?: string; labels: Record<string, string | number>; val
  */
 export function createRequestMetrics(registry: Registry) {
   const series = new Map<string, Series>();
+  /** Times the registry reset the series (`forRoute`'s observers drop what they kept). */
+  let resets = 0;
+  const reset = () => {
+    series.clear();
+    resets++;
+  };
 
   function seriesOf(method: string, route: string, status: number): Series {
     const key = `${method} ${route} ${status}`;
@@ -33,6 +39,14 @@ export function createRequestMetrics(registry: Registry) {
       series.set(key, one);
     }
     return one;
+  }
+
+  function add(s: Series, seconds: number): void {
+    s.count++;
+    s.sum += seconds;
+    let i = 0;
+    while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]!) i++;
+    s.buckets[i]!++;
   }
 
   registry.registerMetric({
@@ -47,7 +61,7 @@ export function createRequestMetrics(registry: Registry) {
       aggregator: "sum",
       values: [...series.values()].map((s): Value => ({ labels: { method: s.method, route: s.route, status: s.status }, value: s.count })),
     }),
-    reset: () => series.clear(),
+    reset,
   } as never);
 
   registry.registerMetric({
@@ -80,17 +94,31 @@ export function createRequestMetrics(registry: Registry) {
       }
       return { name: "http_request_duration_seconds", help: "API request latency by route and method.", type: "histogram", aggregator: "sum", values };
     },
-    reset: () => series.clear(),
+    reset,
   } as never);
 
   return {
     observe(method: string, route: string, status: number, seconds: number): void {
-      const s = seriesOf(method, route, status);
-      s.count++;
-      s.sum += seconds;
-      let i = 0;
-      while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]!) i++;
-      s.buckets[i]!++;
+      add(seriesOf(method, route, status), seconds);
+    },
+    /**
+     * One route's observer: its series found by status alone, a small number, where `observe`
+     * builds a text key and hashes it on every request (a few percent of a read's time, in
+     * the profile and from outside: bench/RESULTS.md, issue #26's twenty-fourth pass).
+     */
+    forRoute(method: string, route: string): (status: number, seconds: number) => void {
+      const byStatus = new Map<number, Series>();
+      let seen = resets;
+      return (status, seconds) => {
+        // The registry's `reset` emptied `series`: what was kept here counts no more.
+        if (seen !== resets) {
+          byStatus.clear();
+          seen = resets;
+        }
+        let one = byStatus.get(status);
+        if (one === undefined) byStatus.set(status, (one = seriesOf(method, route, status)));
+        add(one, seconds);
+      };
     },
   };
 }

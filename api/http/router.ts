@@ -168,6 +168,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
     const validate = compileRoute(route);
     const status = route.success.status;
     const changesData = route.method !== "GET";
+    const observe = deps.metrics.forRoute(route.method, route.path);
 
     type Answer = { response: Response; activityWritten: boolean };
     /** What a handler is given; `actor` is absent only on the public routes. */
@@ -297,16 +298,19 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
         if (error instanceof DomainError) logFailure(deps.logger, requestId, route.operationId, error, false);
       }
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-      deps.metrics.observe(route.method, route.path, response.status, durationMs / 1000);
-      deps.logger.info("request", {
-        request_id: requestId,
-        key_prefix: actor?.keyPrefix,
-        method: route.method,
-        route: route.path,
-        status: response.status,
-        duration_ms: durationMs,
-        address,
-      });
+      observe(response.status, durationMs / 1000);
+      // Checked first: the line's fields are an object built per request, for nothing when info is off.
+      if (deps.logger.enabled("info")) {
+        deps.logger.info("request", {
+          request_id: requestId,
+          key_prefix: actor?.keyPrefix,
+          method: route.method,
+          route: route.path,
+          status: response.status,
+          duration_ms: durationMs,
+          address,
+        });
+      }
       if (actor && !activityWritten) deps.activity.record(activity(response.status));
       return response;
     };
