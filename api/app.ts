@@ -204,7 +204,13 @@ export async function createApp(infra: AppInfrastructure) {
   // nothing to merge into them; only what never reaches a route (404, 405) gets one here.
   // Filled by mountRoutes below; Bun.serve reads it at listen (Elysia merges `serve.routes` into its own table).
   const apiRoutes: NativeRoutes = {};
-  const app = new Elysia({ normalize: false, serve: { routes: apiRoutes } as never })
+  // What escapes a route's pipeline there (a log line that cannot be written, say) is answered as
+  // `onError` answers it on Elysia's path: the contract's 500, logged, with a request id.
+  const unexpected = (error: unknown) => {
+    const requestId = newId("req");
+    return errorResponse(error, onUnexpected(requestId), { "request-id": requestId });
+  };
+  const app = new Elysia({ normalize: false, serve: { routes: apiRoutes, error: unexpected } as never })
     .onError(({ code, error, request }) => {
       const requestId = newId("req");
       const withId = (e: unknown, headers: Record<string, string> = {}) =>

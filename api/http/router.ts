@@ -128,7 +128,8 @@ const CLIENT_CLOSED_REQUEST = 499;
  * Each route is mounted twice, on the same `handle`: on Elysia (`app.handle`, which tests and
  * in-process callers use, and its fallbacks: 404, 405, OPTIONS) and in the table this answers,
  * which `createApp` hands to Bun.serve (Elysia's `serve.routes`), so a request over HTTP reaches
- * `handle` straight from Bun's router. Through Elysia every request paid for a context object
+ * `handle` straight from Bun's router (what matches no route's path and method, a trailing slash
+ * or an unlisted method, still falls through to Elysia). Through Elysia every request paid for a context object
  * with a `server` getter, an `async` wrapper and its `await`, and a pass over the response:
  * about a twentieth of a SQLite read's CPU (bench/RESULTS.md, issue #26's twenty-fourth pass).
  */
@@ -315,6 +316,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       return response;
     };
     app.route(route.method, route.path, handle as never, { parse: "none" } as never);
+    // What escapes `handle` (a log line that cannot be written, say) goes to Bun.serve's `error`, which `createApp` sets.
     (native[route.path] ??= {})[route.method] = (request, server) => handle({ request, params: request.params, server });
   }
   return native;

@@ -196,7 +196,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * socket for every tenth read of a paid key, and Redis a script call: under a read spread over
  * 3,000 keys, half of what the shared limit costs a read (bench/RESULTS.md, issue #26's
  * twenty-fourth pass). What each window decides is unchanged: the same script per window, one
- * claim per bucket at a time.
+ * claim per bucket at a time. What a call that fails or times out does is unchanged too (the
+ * process limits on its own until Redis answers a probe), for every window it carried.
  */
 export function createRateLimiter(options: RateLimiterOptions) {
   const windowMs = (options.windowSeconds ?? 60) * 1000;
@@ -264,7 +265,10 @@ export function createRateLimiter(options: RateLimiterOptions) {
     }
     if (bucket.queued) {
       if (waited || queue.length >= MOST_PER_CALL) sendSoon();
-      else refill ??= setTimeout(sendQueued, refillMs);
+      else if (refill === undefined) {
+        refill = setTimeout(sendQueued, refillMs);
+        refill.unref(); // a limiter left unclosed does not keep its process alive
+      }
     }
     return bucket.claiming;
   }
@@ -382,10 +386,22 @@ export function createRateLimiter(options: RateLimiterOptions) {
       }
       return decideNow(bucket, name, limit) ?? decideAfterClaim(bucket, name, limit);
     },
-    /** Stops the Redis probe, and sends what is queued now rather than within `refillMs` (shutdown). */
+    /**
+     * Stops the Redis probe and drops the claims still queued (shutdown): once requests stop only
+     * claims made ahead are left, which nobody waits for, and sending them would hold slots in the
+     * shared windows for a process that is leaving. Anyone waiting on one decides locally.
+     */
     close(): void {
       clearTimeout(probe);
-      if (queue.length > 0) sendQueued();
+      clearTimeout(refill);
+      refill = undefined;
+      const dropped = queue;
+      queue = [];
+      for (const { bucket, settle } of dropped) {
+        bucket.queued = false;
+        bucket.claiming = null;
+        settle("redis_away");
+      }
     },
   };
 }

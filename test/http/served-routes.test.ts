@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { createLogger } from "../../shared/logger.ts";
 import { createTestApp, type TestApp } from "../support/test-app.ts";
 
 /**
@@ -10,8 +11,8 @@ import { createTestApp, type TestApp } from "../support/test-app.ts";
 let t: TestApp;
 let base: string;
 afterAll(async () => {
-  await t.app.stop(true);
-  await t.close();
+  await t?.app.stop(true);
+  await t?.close();
 });
 
 describe("the API's routes over HTTP", () => {
@@ -45,6 +46,32 @@ describe("the API's routes over HTTP", () => {
       expect({ method, path, status: served.status, body: ids(servedText) }).toEqual({ method, path, status: handled.status, body: ids(handledText) });
       for (const header of ["allow", "content-type", "x-ratelimit-limit"]) expect(served.headers.get(header)).toBe(handled.headers.get(header));
       expect(served.headers.get("request-id")).toMatch(/^req_/);
+    }
+  });
+
+  test("what escapes the pipeline is answered as through Elysia: the contract's 500 with a request id, logged", async () => {
+    // A log whose request lines cannot be written (stdout gone): the line is written after the
+    // response is made, outside the pipeline's own error handling.
+    const lines: string[] = [];
+    const logger = createLogger("info", {}, (line) => {
+      if (line.includes('"msg":"request"')) throw new Error("EPIPE: the log's pipe is closed");
+      lines.push(line);
+    });
+    const failing = await createTestApp({ logger });
+    try {
+      failing.app.listen({ hostname: "127.0.0.1", port: 0 });
+      const served = await fetch(`http://127.0.0.1:${failing.app.server!.port}/api/v1/customers`, { headers: { authorization: `Bearer ${failing.keys.live}` } });
+      const handled = await failing.app.handle(new Request("http://localhost/api/v1/customers", { headers: { authorization: `Bearer ${failing.keys.live}` } }));
+      for (const response of [served, handled]) {
+        expect(response.status).toBe(500);
+        expect(response.headers.get("content-type")).toContain("application/json");
+        expect(response.headers.get("request-id")).toMatch(/^req_/);
+        expect(((await response.json()) as { error: unknown }).error).toMatchObject({ type: "internal_error", code: "internal_error" });
+      }
+      expect(lines.filter((line) => line.includes("unhandled error") && line.includes("EPIPE"))).toHaveLength(2);
+    } finally {
+      await failing.app.stop(true);
+      await failing.close();
     }
   });
 });
