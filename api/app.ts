@@ -180,6 +180,9 @@ export async function createApp(infra: AppInfrastructure) {
   // The reference page, its script and its document answer GET only, like the routes their 405 and OPTIONS.
   const allowedMethods = methodsForPath([...routes, ...DOCS_PATHS.map((path) => ({ method: "GET" as const, path }))]);
   const onUnexpected = (requestId: string) => (error: unknown) => logFailure(logger, requestId, "app", error, true);
+  /** An error answered outside a route's pipeline: the contract's body under a request id, logged when unexpected. */
+  const errorWithId = (error: unknown, requestId = newId("req"), headers: Record<string, string> = {}) =>
+    errorResponse(error, onUnexpected(requestId), { "request-id": requestId, ...headers });
 
   const limits = createRequestLimits(limiter, infra.rateLimits ?? DEFAULT_RATE_LIMITS);
 
@@ -206,15 +209,10 @@ export async function createApp(infra: AppInfrastructure) {
   const apiRoutes: NativeRoutes = {};
   // What escapes a route's pipeline there (a log line that cannot be written, say) is answered as
   // `onError` answers it on Elysia's path: the contract's 500, logged, with a request id.
-  const unexpected = (error: unknown) => {
-    const requestId = newId("req");
-    return errorResponse(error, onUnexpected(requestId), { "request-id": requestId });
-  };
-  const app = new Elysia({ normalize: false, serve: { routes: apiRoutes, error: unexpected } as never })
+  const app = new Elysia({ normalize: false, serve: { routes: apiRoutes, error: (error: unknown) => errorWithId(error) } as never })
     .onError(({ code, error, request }) => {
       const requestId = newId("req");
-      const withId = (e: unknown, headers: Record<string, string> = {}) =>
-        errorResponse(e, onUnexpected(requestId), { "request-id": requestId, ...headers });
+      const withId = (e: unknown, headers: Record<string, string> = {}) => errorWithId(e, requestId, headers);
       if (code === "NOT_FOUND") {
         const pathname = new URL(request.url).pathname;
         const methods = allowedMethods(pathname);

@@ -140,7 +140,6 @@ export function createMetrics(deps: { store: ApiStores["metrics"]; queues: Queue
   });
 
   return {
-    observe: requests.observe,
     forRoute: requests.forRoute,
     /** A batch of `route` committed `together` requests; `alone` left it to run on their own. */
     batch(route: string, together: number, alone: number): void {

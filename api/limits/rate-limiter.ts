@@ -319,7 +319,13 @@ export function createRateLimiter(options: RateLimiterOptions) {
         outcome = "redis_away";
       }
     }
+    settleAll(claims, outcome);
+  }
+
+  /** Ends the claims: their buckets may claim again, and their waiters go on with `outcome`. */
+  function settleAll(claims: readonly QueuedClaim[], outcome: ClaimOutcome): void {
     for (const { bucket, settle } of claims) {
+      bucket.queued = false;
       bucket.claiming = null;
       settle(outcome);
     }
@@ -395,13 +401,8 @@ export function createRateLimiter(options: RateLimiterOptions) {
       clearTimeout(probe);
       clearTimeout(refill);
       refill = undefined;
-      const dropped = queue;
+      settleAll(queue, "redis_away");
       queue = [];
-      for (const { bucket, settle } of dropped) {
-        bucket.queued = false;
-        bucket.claiming = null;
-        settle("redis_away");
-      }
     },
   };
 }
