@@ -98,13 +98,11 @@ export function createRequestMetrics(registry: Registry) {
   } as never);
 
   return {
-    observe(method: string, route: string, status: number, seconds: number): void {
-      add(seriesOf(method, route, status), seconds);
-    },
     /**
-     * One route's observer: its series found by status alone, a small number, where `observe`
-     * builds a text key and hashes it on every request (a few percent of a read's time, in
-     * the profile and from outside: bench/RESULTS.md, issue #26's twenty-fourth pass).
+     * One route's observer: its series found by status alone, a small number, where a lookup by
+     * a text key built per request cost a few percent of a read's time (in the profile and from
+     * outside: bench/RESULTS.md, issue #26's twenty-fourth pass). Observers of one route share
+     * its series.
      */
     forRoute(method: string, route: string): (status: number, seconds: number) => void {
       const byStatus = new Map<number, Series>();
