@@ -1,6 +1,6 @@
 /**
  * `bun bench/activity-table-shapes.ts [--rounds=N]`: what an activity entry costs SQLite to
- * write, per row, in the table as the migrations make it and in the shapes a redesign of it
+ * write, per entry, in the table as the migrations make it and in the shapes a redesign of it
  * would take, each the ratio to the table as it is, measured in the same run.
  *
  * Each shape is a fresh file in WAL mode with the service's settings (shared/db/client.ts:
@@ -19,7 +19,12 @@
  *   the request id's uniqueness within it;
  * - the same with `UNIQUE (request_id)`: what an older release's `ON CONFLICT (request_id)`
  *   needs to keep working beside it during a rolling upgrade;
- * - `no index` (rowid only): the floor, what the row itself costs.
+ * - `no index` (rowid only): the floor, what the row itself costs;
+ * - `a workspace's entries of a slice as one row`: not a row an entry but a page of them, each
+ *   workspace's entries of the 500 as one row of JSON text (keyed by a ULID, indexed on
+ *   `(org_id, last_at)` and `(last_at)` for its readers and retention). Its time includes
+ *   grouping the entries and `JSON.stringify`, which the other shapes are spared (today's
+ *   writer thread parses the slice's JSON instead), so it is, if anything, overstated.
  *
  * Then `as migrated` again in transactions of 100 and 2,000 entries: what a commit costs.
  */
@@ -36,12 +41,16 @@ const COLUMNS = `request_id text NOT NULL, ${OTHER_COLUMNS}`;
 /** The table as the migrations make it, without its `(at)` index. */
 const KEYED_BY_REQUEST = `CREATE TABLE a (request_id text PRIMARY KEY NOT NULL, ${OTHER_COLUMNS}); CREATE INDEX a_org ON a (org_id, at);`;
 const MIGRATED = `${KEYED_BY_REQUEST} CREATE INDEX a_at ON a (at);`;
-const SHAPES: { name: string; ddl: string; perTransaction: number }[] = [
+/** One row a workspace and slice: its entries as JSON text, with what its readers and retention need. */
+const PAGES = `CREATE TABLE a (id text PRIMARY KEY NOT NULL, org_id text NOT NULL, first_at integer NOT NULL, last_at integer NOT NULL, entry_count integer NOT NULL, entries text NOT NULL);
+  CREATE INDEX a_org ON a (org_id, last_at); CREATE INDEX a_at ON a (last_at);`;
+const SHAPES: { name: string; ddl: string; perTransaction: number; pages?: true }[] = [
   { name: "as migrated", ddl: MIGRATED, perTransaction: 500 },
   { name: "without (at)", ddl: KEYED_BY_REQUEST, perTransaction: 500 },
   { name: "keyed (org_id, request_id), WITHOUT ROWID", ddl: `CREATE TABLE a (${COLUMNS}, PRIMARY KEY (org_id, request_id)) WITHOUT ROWID;`, perTransaction: 500 },
   { name: "the same with UNIQUE (request_id)", ddl: `CREATE TABLE a (${COLUMNS}, PRIMARY KEY (org_id, request_id), UNIQUE (request_id)) WITHOUT ROWID;`, perTransaction: 500 },
   { name: "no index", ddl: `CREATE TABLE a (${COLUMNS});`, perTransaction: 500 },
+  { name: "a workspace's entries of a slice as one row", ddl: PAGES, perTransaction: 500, pages: true },
   { name: "as migrated, 100 a transaction", ddl: MIGRATED, perTransaction: 100 },
   { name: "as migrated, 2,000 a transaction", ddl: MIGRATED, perTransaction: 2000 },
 ];
@@ -52,6 +61,30 @@ const orgs = Array.from({ length: 10 }, () => `org_${ulid()}`);
 const entries = Array.from({ length: FILL + TIMED }, (_, i) => [
   `req_${ulid()}`, orgs[i % orgs.length]!, `key_${i % 3000}`, "bench key", "GET", "/api/v1/onboardings/:onboarding_ref", 200, "127.0.0.1", 0.412, Date.now() * 1000 + i, 1,
 ] as const);
+type Entries = typeof entries;
+
+/** A row an entry: one prepared INSERT each, in one transaction. */
+function rowsWriter(db: Database): (rows: Entries) => void {
+  const insert = db.prepare("INSERT INTO a VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  return db.transaction((rows: Entries) => {
+    for (const row of rows) insert.run(...row);
+  });
+}
+
+/** A row a workspace: the slice's entries grouped by workspace, each group one row of JSON text. */
+function pagesWriter(db: Database): (rows: Entries) => void {
+  const insert = db.prepare("INSERT INTO a VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  return db.transaction((rows: Entries) => {
+    const byWorkspace = new Map<string, Entries[number][]>();
+    for (const row of rows) {
+      const group = byWorkspace.get(row[1]);
+      if (group) group.push(row);
+      else byWorkspace.set(row[1], [row]);
+    }
+    for (const [orgId, group] of byWorkspace) insert.run(ulid(), orgId, group[0]![9], group[group.length - 1]![9], group.length, JSON.stringify(group));
+  });
+}
+
 const dir = mkdtempSync(join(tmpdir(), "activity-shapes-"));
 const perRow: Record<string, number[]> = {};
 try {
@@ -60,10 +93,7 @@ try {
       const db = new Database(join(dir, `r${round}-${SHAPES.indexOf(shape)}.sqlite`));
       db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA wal_autocheckpoint = 0");
       db.exec(shape.ddl);
-      const insert = db.prepare("INSERT INTO a VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
-      const write = db.transaction((rows: typeof entries) => {
-        for (const row of rows) insert.run(...row);
-      });
+      const write = shape.pages ? pagesWriter(db) : rowsWriter(db);
       const writeAll = (from: number, to: number) => {
         for (let i = from, n = 0; i < to; i += shape.perTransaction, n++) {
           write(entries.slice(i, Math.min(to, i + shape.perTransaction)));
@@ -85,6 +115,6 @@ try {
 }
 const range = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
 const baseline = perRow[SHAPES[0]!.name]!;
-console.log(`### an activity entry written to SQLite, CPU per row (${rounds} rounds, ${TIMED.toLocaleString()} rows each, after ${FILL.toLocaleString()})\n`);
-console.log("| shape | µs a row | ratio to as migrated (same round) |\n|---|---|---|");
+console.log(`### an activity entry written to SQLite, CPU per entry (${rounds} rounds, ${TIMED.toLocaleString()} entries each, after ${FILL.toLocaleString()})\n`);
+console.log("| shape | µs an entry | ratio to as migrated (same round) |\n|---|---|---|");
 for (const [name, values] of Object.entries(perRow)) console.log(`| ${name} | ${range(values)} | ${range(values.map((v, i) => v / baseline[i]!))} |`);
