@@ -1,5 +1,6 @@
 import type { Flow } from "../shared/db/flow.ts";
 import { decoder, type Sql } from "../shared/db/sql.ts";
+import { createActivityStore } from "../shared/db/activity.store.ts";
 
 /** One entry of a customer's timeline: `data` as written, or the phases of a transition record. */
 export interface TimelineRow {
@@ -42,16 +43,14 @@ export function createReportsStore(sql: Sql) {
      WHERE org_id = $orgId AND (CAST($onboardingId AS TEXT) IS NULL OR onboarding_id = $onboardingId) ORDER BY created_at DESC`,
     { decode: decoder({ created_at: "number", updated_at: "number" }) },
   );
-  const activityOf = sql.statement<{
-    request_id: string; actor: string; method: string; route: string; status: number; repeat_count: number; address: string | null; duration_ms: number; at: number;
-  }>(
-    `SELECT request_id, actor, method, route, status, repeat_count, address, duration_ms, at FROM activity_entries
-     WHERE org_id = $orgId ORDER BY at DESC LIMIT $limit`,
-    { decode: decoder({ at: "number" }) },
-  );
+  // Rows and pages together (shared/db/activity.store.ts).
+  const activity = createActivityStore(sql);
   return {
     /** A workspace's newest activity entries. */
-    activityOf: (orgId: string, limit: number) => activityOf.all({ orgId, limit }),
+    *activityOf(orgId: string, limit: number) {
+      const entries = yield* activity.newest(orgId, null, null, limit);
+      return entries.map(({ request_id, actor, method, route, status, repeat_count, address, duration_ms, at }) => ({ request_id, actor, method, route, status, repeat_count, address, duration_ms, at }));
+    },
     /** A customer's or onboarding's id from its `id` or, when made only of digits, its `display_id`. */
     *idByRef(table: "customers" | "onboardings", orgId: string, ref: string): Flow<string | undefined> {
       const row = /^\d{1,15}$/.test(ref) ? yield* byRef[table].displayId.get({ orgId, ref: Number(ref) }) : yield* byRef[table].id.get({ orgId, ref });

@@ -5,15 +5,39 @@
  * (what `insertRows` sends), the same without `ON CONFLICT` (what the request-id guard costs),
  * eleven array parameters unpacked by `unnest`, one JSON parameter unpacked by
  * `json_populate_recordset` or `jsonb_populate_recordset`, and `COPY … FROM STDIN` in its text
- * format, a batch at a time and eight batches at a time (what `appendRows` sends for a flush of
- * read calls' entries: up to 500). Two callers, 1,536 batches a shape, two rounds, in a database
+ * format, a batch at a time and eight batches at a time (what the API sent for a flush of read
+ * calls' entries, up to 500, until #26's twenty-sixth pass wrote them as pages instead). Two callers, 1,536 batches a shape, two rounds, in a database
  * of its own that is dropped after. PostgreSQL's CPU is every `postgres` process's, from /proc
  * (bench/lib/processes.ts); the WAL is `pg_current_wal_lsn()`'s move.
  */
 import { SQL } from "bun";
 import { benchPostgresServer } from "./lib/postgres.ts";
 import { postgresCpuSeconds } from "./lib/processes.ts";
-import { copyRows } from "../shared/db/sql.ts";
+
+/**
+ * A value in COPY's text format: `\N` for null; a backslash, tab, newline or carriage return
+ * inside text escaped, so no value can end its column or row (nor make the `\.` end-of-data
+ * line: a value's backslash is always doubled). Numbers as JavaScript writes them, which
+ * PostgreSQL reads back exactly for integers to 2^53 and for doubles.
+ */
+function copyText(value: unknown): string {
+  if (value === null || value === undefined) return "\\N";
+  if (typeof value === "number") return String(value);
+  if (typeof value === "boolean") return value ? "t" : "f";
+  if (typeof value !== "string") throw new TypeError(`copyText: a ${typeof value} has no COPY text form here`);
+  return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
+}
+const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+/** Rows in COPY's text format: a line each, its `columns` read by `read`, separated by tabs. */
+function copyRows<R>(rows: readonly R[], columns: readonly string[], read: (row: R, column: string) => unknown): string {
+  let data = "";
+  for (const row of rows) {
+    for (let c = 0; c < columns.length; c++) data += (c === 0 ? "" : "\t") + copyText(read(row, columns[c]!));
+    data += "\n";
+  }
+  return data;
+}
 
 const server = benchPostgresServer();
 const name = `bench_activity_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
@@ -63,7 +87,7 @@ try {
     "json_populate_recordset, 1 parameter": (rows) =>
       sql.unsafe(`INSERT INTO activity_entries (${list}) SELECT ${list} FROM json_populate_recordset(NULL::activity_entries, $1::text::json) ON CONFLICT (request_id) DO NOTHING`, [JSON.stringify(rows)]),
   };
-  // COPY's text format as `appendRows` writes it (shared/db/sql.ts).
+  // COPY's text format (`copyRows` above).
   const copy = async (rows: Entry[]) => {
     const writer = sql.unsafe(`COPY activity_entries (${list}) FROM STDIN`).writable().getWriter();
     await writer.write(copyRows(rows, columns, (row, column) => row[column as (typeof columns)[number]]));

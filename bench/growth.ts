@@ -66,23 +66,27 @@ try {
   const rows = await run(
     database.sql.statement("SELECT status, CAST(count(*) AS INTEGER) AS n, CAST(sum(repeat_count) AS INTEGER) AS calls FROM activity_entries GROUP BY status ORDER BY status").all(),
   );
+  const pages = await run(database.sql.statement("SELECT CAST(count(*) AS INTEGER) AS pages, CAST(sum(entry_count) AS INTEGER) AS entries FROM activity_pages").get());
   console.log(`engine: ${engine}`);
   console.log(`served:  ${JSON.stringify(served)}  ${((afterServed - start) / count).toFixed(0)} bytes per call`);
   console.log(`refused: ${JSON.stringify(refusedStatuses)}  ${((afterRefused - afterServed) / count).toFixed(1)} bytes per call (of which ${refused} refused)`);
   console.log(`created: ${JSON.stringify(created)}  ${((afterCreates - afterRefused) / creates).toFixed(0)} bytes per create (change, activity, outbox rows, stored response)`);
-  console.log(`activity rows: ${JSON.stringify(rows)}`);
+  console.log(`activity rows (changes'): ${JSON.stringify(rows)}`);
+  console.log(`activity pages (the other calls'): ${JSON.stringify(pages)}`);
   // Pruning all of it, as the worker would once ACTIVITY_RETENTION passed: time per slice of 500.
-  const slices: number[] = [];
   const store = createRetentionStore(database.sql);
-  for (;;) {
-    const started = performance.now();
-    const deleted = await run(store.pruneSlice("activity_entries", Number.MAX_SAFE_INTEGER, 500));
-    slices.push(performance.now() - started);
-    if (deleted < 500) break;
-  }
-  slices.sort((a, b) => a - b);
   const held = database.engine === "sqlite" ? "SQLite's write lock held for each" : "row locks on those 500 rows only";
-  console.log(`pruning: ${slices.length} slices of 500 entries, median ${slices[slices.length >> 1]!.toFixed(2)} ms, longest ${slices[slices.length - 1]!.toFixed(2)} ms (${held})`);
+  for (const table of ["activity_entries", "activity_pages"] as const) {
+    const slices: number[] = [];
+    for (;;) {
+      const started = performance.now();
+      const deleted = await run(store.pruneSlice(table, Number.MAX_SAFE_INTEGER, 500));
+      slices.push(performance.now() - started);
+      if (deleted < 500) break;
+    }
+    slices.sort((a, b) => a - b);
+    console.log(`pruning ${table}: ${slices.length} slices of 500 rows, median ${slices[slices.length >> 1]!.toFixed(2)} ms, longest ${slices[slices.length - 1]!.toFixed(2)} ms (${held})`);
+  }
 } finally {
   await app.close();
 }

@@ -1,6 +1,7 @@
 import { isDatabaseBusy, keepTrying } from "../../shared/db/busy.ts";
 import { isDiskFull, noteDiskFull } from "../../shared/db/disk-full.ts";
 import type { Transaction } from "../../shared/db/database.ts";
+import { pagesOf, type ActivityPage } from "../../shared/db/activity.store.ts";
 import { run, type Flow } from "../../shared/db/flow.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import type { Logger } from "../../shared/logger.ts";
@@ -17,7 +18,11 @@ export interface ActivityRecorderOptions {
   nowMicros: () => number;
   flushMs?: number;
   maxBatch?: number;
-  /** Entries held while the database refuses the flush; past this the oldest are dropped (and logged). */
+  /**
+   * Entries held (waiting, or in pages the database refused); past this the oldest are dropped
+   * (and logged): refused pages whole, oldest first (a page is written as it was made or not at
+   * all), so up to a page more than the excess.
+   */
   maxHeld?: number;
   /**
    * SQLite: the thread that writes the flushes on a connection of its own (activity-writer.ts).
@@ -35,15 +40,17 @@ const RATE_LIMITED = 429;
 const MICROS_PER_SECOND = 1_000_000;
 
 /**
- * Activity entries for every authenticated call, each written once, straight into its table.
- * A call that changed data writes its entry in the change's own transaction
- * (`recordWithChange`), so no crash can separate the two. Every other call's entry gathers in
- * memory and is written by the next flush (every 50 ms or 500 entries), in one transaction
- * (`appendRows`: on PostgreSQL one COPY per 500 entries, on SQLite one INSERT per entry); on
- * SQLite the API hands the flush to a thread of its own (`writer`), one slice of `maxBatch` at a
- * time, so the inserts do not hold the event loop. What a SIGKILL can lose is what is in memory:
- * at most the last 50 ms of read calls' entries, the slice handed to the thread and not yet
- * committed, and the refusals of the second under way.
+ * Activity entries for every authenticated call, each written once. A call that changed data
+ * writes its entry in the change's own transaction (`recordWithChange`), a row of
+ * `activity_entries`, so no crash can separate the two. Every other call's entry gathers in
+ * memory and is written by the next flush (every 50 ms or 500 entries) as pages: each
+ * workspace's entries of the flush one row of JSON text (`pagesOf`), a few rows a flush instead
+ * of a row and three index entries each, which were most of a SQLite read's cost after the
+ * read itself (bench/RESULTS.md, issue #26's twenty-sixth pass). On SQLite the API hands the
+ * pages to a thread of its own (`writer`), one slice of `maxBatch` entries at a time, so the
+ * inserts do not hold the event loop. What a SIGKILL can lose is what is in memory: at most the
+ * last 50 ms of read calls' entries, the slice handed to the thread and not yet committed, and
+ * the refusals of the second under way.
  *
  * Refusals cannot fill the disk: the 429s of one key within one second of the clock become one
  * entry, the first refusal's, with `repeat_count` the number of refusals. It is written once its
@@ -56,6 +63,9 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   const maxHeld = options.maxHeld ?? 50_000;
   const { store } = options;
   let buffer: ActivityEntry[] = [];
+  /** Pages a write refused (or whose commit went unanswered): written again as they are, before anything newer. */
+  let held: ActivityPage[] = [];
+  let heldEntries = 0;
   /** This second's refusals per key, not yet written (key id → the entry that stands for them). */
   let refusals = new Map<string, ActivityEntry & { repeat_count: number }>();
   let refusalSecond = -1;
@@ -64,12 +74,6 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   const writing = new Set<Promise<void>>();
   /** The slice out to the writer thread: one at a time, so what waits is in `buffer`, under `maxHeld`. */
   let sending = false;
-  /**
-   * A flush failed and its entries are back in `buffer`: it may have been stored all the same (a
-   * PostgreSQL COMMIT whose answer never came), so the next flush writes with `insertMany`,
-   * which skips what is stored; until then a flush appends (`appendMany`: PostgreSQL's COPY).
-   */
-  let maybeStored = false;
 
   /** Moves refusals of seconds that are over (all of them with `all`) into the buffer. */
   function closeRefusals(all: boolean): void {
@@ -88,44 +92,50 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
     timer = undefined;
     closeRefusals(all);
     if (refusals.size > 0) schedule(); // this second's refusals wait for it to end
-    if (buffer.length === 0) return;
+    if (buffer.length === 0 && held.length === 0) return;
     if (options.writer?.alive()) return sendSlice(options.writer);
-    const entries = buffer;
+    const pages = takeHeld().concat(pagesOf(buffer, maxBatch));
     buffer = [];
-    const write = maybeStored ? store.insertMany : store.appendMany;
-    maybeStored = false;
     try {
-      const written = run(
-        options.transaction(function* () {
-          for (let i = 0; i < entries.length; i += maxBatch) yield* write(entries.slice(i, i + maxBatch));
-        }),
-      );
-      if (written instanceof Promise) settle(written, entries);
+      const written = run(options.transaction(() => store.insertPages(pages)));
+      if (written instanceof Promise) settle(written, pages);
     } catch (error) {
       // Another process holds SQLite's write lock, or the disk is full: kept, and tried again.
       if (isDiskFull(error)) noteDiskFull();
       else if (!isDatabaseBusy(error)) throw error;
-      hold(entries);
+      hold(pages);
     }
   }
 
+  /** The pages held, to write now (they go back to `hold` if this write fails too). */
+  function takeHeld(): ActivityPage[] {
+    const pages = held;
+    held = [];
+    heldEntries = 0;
+    return pages;
+  }
+
   /**
-   * Hands the next `maxBatch` entries to the writer thread, unless a slice is out: the next one
-   * goes when it is answered. While another connection holds the write lock, what waits stays in
-   * `buffer` (bounded by `maxHeld`), not in the thread's queue.
+   * Hands the writer thread the pages held, or else the next `maxBatch` entries as pages, unless
+   * a slice is out: the next one goes when it is answered. While another connection holds the
+   * write lock, what waits stays here (bounded by `maxHeld`), not in the thread's queue.
    */
   function sendSlice(writer: ActivityWriter): void {
     if (sending) return;
     sending = true;
-    const slice = buffer.slice(0, maxBatch);
-    buffer = buffer.slice(slice.length);
+    let pages: ActivityPage[];
+    if (held.length > 0) pages = takeHeld();
+    else {
+      pages = pagesOf(buffer.length > maxBatch ? buffer.slice(0, maxBatch) : buffer, maxBatch);
+      buffer = buffer.length > maxBatch ? buffer.slice(maxBatch) : [];
+    }
     settle(
-      writer.write(slice).finally(() => {
+      writer.write(pages).finally(() => {
         sending = false;
       }),
-      slice,
+      pages,
       () => {
-        if (buffer.length >= maxBatch) flush();
+        if (buffer.length >= maxBatch || held.length > 0) flush();
         else if (buffer.length > 0) schedule();
       },
     );
@@ -133,29 +143,39 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
 
   /**
    * A write answered later (PostgreSQL, the writer thread): one that fails (the database away,
-   * busy past the thread's wait, full, the thread gone) keeps its entries for the next flush;
+   * busy past the thread's wait, full, the thread gone) keeps its pages for the next flush;
    * a failure of another kind is logged too. `drain` waits for it.
    */
-  function settle(written: Promise<void>, entries: ActivityEntry[], then?: () => void): void {
+  function settle(written: Promise<void>, pages: ActivityPage[], then?: () => void): void {
     const pending: Promise<void> = written
       .then(then, (error) => {
         if (isDiskFull(error)) noteDiskFull();
         else if (options.writer && !isDatabaseBusy(error)) options.logger.error("activity entries not written: kept for the next flush", { error: describeError(error) });
-        hold(entries);
+        hold(pages);
       })
       .finally(() => writing.delete(pending));
     writing.add(pending);
   }
 
-  /** Keeps entries a flush could not write, and tries again shortly. */
-  function hold(entries: ActivityEntry[]): void {
-    maybeStored = true;
-    buffer = entries.concat(buffer);
-    if (buffer.length > maxHeld) {
-      const dropped = buffer.length - maxHeld;
-      buffer = buffer.slice(dropped);
-      options.logger.error("activity entries dropped: the database refused writes for too long", { count: dropped });
+  /**
+   * Keeps pages a flush could not write, as they are (one may have been stored all the same: a
+   * PostgreSQL COMMIT whose answer never came, which its id makes harmless), and tries again
+   * shortly. Past `maxHeld` entries the oldest pages are dropped.
+   */
+  function hold(pages: ActivityPage[]): void {
+    held = pages.concat(held);
+    for (const page of pages) heldEntries += page.entry_count;
+    let dropped = 0;
+    while (held.length > 0 && heldEntries + buffer.length > maxHeld) {
+      const page = held.shift()!;
+      heldEntries -= page.entry_count;
+      dropped += page.entry_count;
     }
+    if (buffer.length > maxHeld) {
+      dropped += buffer.length - maxHeld;
+      buffer = buffer.slice(buffer.length - maxHeld);
+    }
+    if (dropped > 0) options.logger.error("activity entries dropped: the database refused writes for too long", { count: dropped });
     clearTimeout(timer);
     timer = setTimeout(flush, flushMs);
   }
@@ -206,7 +226,7 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
         flush(true);
         // Slices to the thread go one after another: each answer sends the next.
         while (writing.size > 0) await Promise.all([...writing]);
-        return buffer.length === 0 && refusals.size === 0;
+        return buffer.length === 0 && held.length === 0 && refusals.size === 0;
       }, DRAIN_PATIENCE_MS);
     },
   };

@@ -1,4 +1,4 @@
-import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
+import type { ActivityPage } from "../../shared/db/activity.store.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { KeyUsageDelta } from "../auth/api-keys.store.ts";
 import type { WriterAnswer, WriterBatch, WriterStart, WriterUsage } from "./activity-writer.worker.ts";
@@ -16,10 +16,10 @@ import type { WriterAnswer, WriterBatch, WriterStart, WriterUsage } from "./acti
  */
 export interface ActivityWriter {
   /**
-   * Writes the entries in one transaction; rejects with the database's refusal (an error with
+   * Writes the pages in one transaction; rejects with the database's refusal (an error with
    * its code: busy, full) or when the thread is gone, and the caller keeps them.
    */
-  write(entries: readonly ActivityEntry[]): Promise<void>;
+  write(pages: readonly ActivityPage[]): Promise<void>;
   /** Adds the keys' usage in one transaction (`KeyUsage`'s slice); rejects as `write` does, and the caller keeps the counts. */
   addUsage(batch: readonly [keyId: string, usage: KeyUsageDelta][]): Promise<void>;
   /** False once the thread failed, ended or is stopping: the caller writes on its own connection from then on. */
@@ -97,7 +97,7 @@ export function startActivityWriter(path: string, options: ActivityWriterOptions
   }
 
   return {
-    write: (entries) => send((id) => ({ id, entries: JSON.stringify(entries) })),
+    write: (pages) => send((id) => ({ id, pages: pages as ActivityPage[] })),
     addUsage: (batch) => send((id) => ({ id, usage: JSON.stringify(batch) })),
     alive: () => !gone && !stopping,
     async stop() {

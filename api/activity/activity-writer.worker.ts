@@ -1,6 +1,6 @@
 /**
  * The thread behind `startActivityWriter` (activity-writer.ts): a connection of its own to the
- * API's SQLite file, writing each batch it is sent in one transaction (a batch of activity
+ * API's SQLite file, writing each batch it is sent in one transaction (pages of activity
  * entries through the activity store, a slice of keys' usage through the key store), and
  * answering the batch's id with nothing (written) or the database's refusal (its code and
  * message: busy past the wait below, or full).
@@ -12,9 +12,8 @@
  */
 import { openDatabase } from "../../shared/db/client.ts";
 import { sqliteDatabase } from "../../shared/db/database.ts";
-import { createActivityStore } from "../../shared/db/activity.store.ts";
+import { createActivityStore, type ActivityPage } from "../../shared/db/activity.store.ts";
 import { run } from "../../shared/db/flow.ts";
-import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { createApiKeyStore, type KeyUsageDelta } from "../auth/api-keys.store.ts";
 
 declare const self: Worker;
@@ -23,10 +22,10 @@ export interface WriterStart {
   path: string;
   busyTimeoutMs: number;
 }
-/** A batch: its id and its entries as JSON text (one string is cheaper to hand across than 500 objects). */
+/** A batch: its id and its pages (each a few fields and one JSON text: cheap to hand across). */
 export interface WriterBatch {
   id: number;
-  entries: string;
+  pages: ActivityPage[];
 }
 /** A slice of keys' usage to add (`[keyId, delta][]` as JSON text), as `KeyUsage.sweep` gathers it. */
 export interface WriterUsage {
@@ -35,7 +34,7 @@ export interface WriterUsage {
 }
 export type WriterAnswer = { id: number; refused?: { code: string | undefined; message: string } } | "started" | "stopped";
 
-let write: ((entries: readonly ActivityEntry[]) => void) | undefined;
+let write: ((pages: readonly ActivityPage[]) => void) | undefined;
 let addUsage: ((batch: [string, KeyUsageDelta][]) => void) | undefined;
 let close: (() => void) | undefined;
 
@@ -49,7 +48,7 @@ self.onmessage = (event: MessageEvent<WriterStart | WriterBatch | WriterUsage | 
   if ("path" in message) return start(message);
   try {
     if ("usage" in message) addUsage!(JSON.parse(message.usage) as [string, KeyUsageDelta][]);
-    else write!(JSON.parse(message.entries) as ActivityEntry[]);
+    else write!(message.pages);
     self.postMessage({ id: message.id } satisfies WriterAnswer);
   } catch (error) {
     const { code, message: text } = error as { code?: unknown; message?: unknown };
@@ -61,7 +60,7 @@ function start({ path, busyTimeoutMs }: WriterStart): void {
   const database = sqliteDatabase(openDatabase(path, { busyTimeoutMs, commitsCheckpoint: false }));
   const store = createActivityStore(database.sql);
   const keys = createApiKeyStore(database.sql, database.transaction);
-  write = (entries) => run(database.transaction(() => store.insertMany(entries)));
+  write = (pages) => run(database.transaction(() => store.insertPages(pages)));
   addUsage = (batch) => run(keys.addUsage(batch));
   close = () => database.close();
   self.postMessage("started" satisfies WriterAnswer);

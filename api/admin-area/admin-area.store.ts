@@ -3,6 +3,7 @@ import { decoder, type Sql } from "../../shared/db/sql.ts";
 import type { KeyMode, RateLimitTier } from "../../shared/domain.ts";
 import type { UserRole } from "../../shared/db/schema.ts";
 import { createAuditStore, type AuditEntry } from "../../shared/audit.store.ts";
+import { createActivityStore } from "../../shared/db/activity.store.ts";
 
 /**
  * Every SQL statement of the admin area. Whatever shows a workspace's data takes the signed-in
@@ -163,15 +164,8 @@ export function createAdminAreaStore(sql: Sql) {
      ORDER BY d.created_at DESC, d.id COLLATE "C" DESC LIMIT $limit`,
     { decode: n("createdAt", "updatedAt") },
   );
-  const activityPage = sql.statement<ActivityView>(
-    `SELECT request_id AS "requestId", key_id AS "keyId", actor, method, route, status, address, duration_ms AS "durationMs", at,
-            repeat_count AS "repeatCount"
-     FROM activity_entries
-     WHERE org_id = $orgId AND (CAST($keyId AS TEXT) IS NULL OR key_id = $keyId)
-       AND (CAST($beforeAt AS BIGINT) IS NULL OR at < $beforeAt OR (at = $beforeAt AND request_id COLLATE "C" < $beforeId))
-     ORDER BY at DESC, request_id COLLATE "C" DESC LIMIT $limit`,
-    { decode: n("at") },
-  );
+  // Rows and pages together (shared/db/activity.store.ts).
+  const activity = createActivityStore(sql);
 
   return {
     /** Administrators with a password, in any workspace, for sign-in. */
@@ -222,7 +216,20 @@ export function createAdminAreaStore(sql: Sql) {
     },
     deliveriesPage: (orgId: string, filter: { onboardingId: string | null; status: string | null }, before: { at: number; id: string } | null, limit: number) =>
       deliveriesPage.all({ orgId, ...filter, beforeAt: before?.at ?? null, beforeId: before?.id ?? null, limit }),
-    activityPage: (orgId: string, keyId: string | null, before: { at: number; id: string } | null, limit: number) =>
-      activityPage.all({ orgId, keyId, beforeAt: before?.at ?? null, beforeId: before?.id ?? null, limit }),
+    *activityPage(orgId: string, keyId: string | null, before: { at: number; id: string } | null, limit: number): Flow<ActivityView[]> {
+      const entries = yield* activity.newest(orgId, keyId, before && { at: before.at, requestId: before.id }, limit);
+      return entries.map((e) => ({
+        requestId: e.request_id,
+        keyId: e.key_id,
+        actor: e.actor,
+        method: e.method,
+        route: e.route,
+        status: e.status,
+        address: e.address,
+        durationMs: e.duration_ms,
+        at: e.at,
+        repeatCount: e.repeat_count,
+      }));
+    },
   };
 }

@@ -11,6 +11,7 @@ import { decoder, type Sql } from "./sql.ts";
  */
 const EXPIRED: Record<RetainedTable, { key: string; expired: string; age: string; born: string }> = {
   activity_entries: { key: "request_id", expired: "at < $cutoff", age: "at", born: "at" },
+  activity_pages: { key: "id", expired: "last_at < $cutoff", age: "last_at", born: "first_at" },
   events: { key: "org_id, position", expired: "created_at < $cutoff", age: "created_at", born: "created_at" },
   webhook_attempts: { key: "id", expired: "created_at < $cutoff", age: "created_at", born: "created_at" },
   deliveries: { key: "id", expired: "status <> 'sending' AND updated_at < $cutoff", age: "updated_at", born: "created_at" },

@@ -340,6 +340,27 @@ export const activityEntries = sqliteTable(
   (t) => [index("activity_org_idx").on(t.orgId, t.at), index("activity_at_idx").on(t.at)],
 );
 
+/**
+ * Activity entries the API holds in memory before writing them (read calls', replays', errors',
+ * a second's refusals): each workspace's entries of one flush as one row, their JSON text in
+ * `entries`, instead of a row (and three index entries) each (bench/RESULTS.md, issue #26's
+ * twenty-sixth pass). The id is made at the flush and kept across retries, so a page written
+ * twice is one row. A change's entry stays a row of `activity_entries`, in the change's
+ * transaction. Read with them by the activity store; pruned whole once `last_at` is past the window.
+ */
+export const activityPages = sqliteTable(
+  "activity_pages",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull(),
+    firstAt: micros("first_at").notNull(),
+    lastAt: micros("last_at").notNull(),
+    entryCount: integer("entry_count").notNull(),
+    entries: text("entries").notNull(),
+  },
+  (t) => [index("activity_pages_org_idx").on(t.orgId, t.lastAt), index("activity_pages_at_idx").on(t.lastAt)],
+);
+
 export const calendarEntries = sqliteTable("calendar_entries", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   source: text("source").notNull().unique(),

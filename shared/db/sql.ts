@@ -162,12 +162,6 @@ export interface Sql {
    */
   oneOf(column: string, param: string): string;
   /**
-   * PostgreSQL only (SQLite has no bulk path): `COPY table (columns) FROM STDIN` with `data` in
-   * COPY's text format, on the transaction's connection (or the pool outside one). Answers the
-   * rows stored. Used through `appendRows`, which writes `data`.
-   */
-  copyFrom?(table: string, columns: readonly string[], data: string): Flow<number>;
-  /**
    * A lookup of one row that is made together with the other lookups of the same moment: on
    * PostgreSQL, outside a transaction, the calls made before the current microtasks run out
    * share one statement (`many`, given every call's parameters, up to `READ_TOGETHER_MAX`),
@@ -354,56 +348,6 @@ export function insertFields<R>(
   valueOf?: (column: string, param: string, i: number) => string,
 ): InsertRows<R> {
   return insertRows(sql, table, Object.keys(fields), (row: R, column) => row[fields[column]!], suffix, valueOf);
-}
-
-/**
- * A value in COPY's text format: `\N` for null; a backslash, tab, newline or carriage return
- * inside text escaped, so no value can end its column or row (nor make the `\.` end-of-data
- * line: a value's backslash is always doubled). Numbers as JavaScript writes them, which
- * PostgreSQL reads back exactly for integers to 2^53 and for doubles.
- */
-function copyText(value: unknown): string {
-  if (value === null || value === undefined) return "\\N";
-  if (typeof value === "number") return String(value);
-  if (typeof value === "boolean") return value ? "t" : "f";
-  if (typeof value !== "string") throw new TypeError(`copyText: a ${typeof value} has no COPY text form here`);
-  return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
-}
-const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
-
-/** Rows in COPY's text format: a line each, its `columns` read by `read`, separated by tabs. */
-export function copyRows<R>(rows: readonly R[], columns: readonly string[], read: (row: R, column: string) => unknown): string {
-  let data = "";
-  for (const row of rows) {
-    for (let c = 0; c < columns.length; c++) data += (c === 0 ? "" : "\t") + copyText(read(row, columns[c]!));
-    data += "\n";
-  }
-  return data;
-}
-
-/**
- * Appends new rows by each engine's cheapest path, for records written once and never updated
- * (read calls' activity entries). On PostgreSQL, one `COPY … FROM STDIN` however many rows:
- * against the 64-row INSERTs of `insertRows` it costs PostgreSQL about half the CPU per row and
- * a fifth less WAL, and the client a third less (bench/activity-insert-shapes.ts). On SQLite,
- * `insertRows` with `suffix`.
- *
- * COPY takes no conflict clause: on PostgreSQL a row whose key is already stored fails the
- * whole call (and its transaction), where SQLite applies `suffix`. A caller that may hand the
- * same row over twice (a flush sent again after its answer was lost) writes those rows with
- * `insertRows` and its `ON CONFLICT` instead.
- */
-export function appendRows<R>(sql: Sql, table: string, columns: readonly string[], read: (row: R, column: string) => unknown, suffix = ""): (rows: readonly R[]) => Flow<void> {
-  const { copyFrom } = sql;
-  if (copyFrom) {
-    return function* (rows) {
-      if (rows.length > 0) yield* copyFrom(table, columns, copyRows(rows, columns, read));
-    };
-  }
-  const insert = insertRows(sql, table, columns, read, suffix);
-  return function* (rows) {
-    yield* insert(rows);
-  };
 }
 
 /** A statement that writes: its rows returned (RETURNING) or changed count as the transaction's writes. */
@@ -733,31 +677,6 @@ export function postgresSql(pool: PgExecutor, context: () => PgContext | undefin
     tableBytes: (table) => step(async () => Number((await pool.unsafe("SELECT pg_total_relation_size($1::regclass) AS bytes", [table]))[0]!.bytes)),
     reclaim: () => step(() => 0),
     databaseBytes: () => step(async () => Number((await pool.unsafe("SELECT pg_database_size(current_database()) AS bytes", []))[0]!.bytes)),
-    copyFrom: (table, columns, data) =>
-      step(async () => {
-        const open = context();
-        if (open) {
-          const cause = stopped(open.state);
-          if (cause !== undefined) throw cause;
-        }
-        const query = (open ? open.executor : pool).unsafe(`COPY ${table} (${columns.join(", ")}) FROM STDIN`, []) as PgQuery & { writable(): WritableStream<string> };
-        // Bun's client: the query's `writable()` takes the rows, and nothing else runs on the
-        // connection until it is closed; the query then answers the rows stored.
-        const copy = async () => {
-          const writer = query.writable().getWriter();
-          // A refusal reaches the stream's close (below); the query's own rejection is the same
-          // one. Handled only now: a query starts when something waits on it, and its stream
-          // must be taken before.
-          query.catch(() => {});
-          await writer.write(data);
-          await writer.close();
-          return (await query).count;
-        };
-        if (!open) return copy();
-        const count = await awaitInTransaction(open.state, query, copy);
-        open.state.writes.count += count;
-        return count;
-      }),
     statement<R>(text: string, options: StatementOptions<R> = {}): Statement<R> {
       const plain = numberParameters(text);
       const locked = options.lock ? plain.text + LOCK_CLAUSE[options.lock] : plain.text;

@@ -6,6 +6,7 @@ import { startActivityWriter } from "../../api/activity/activity-writer.ts";
 import { createKeyUsage } from "../../api/auth/key-usage.ts";
 import { createApiStores } from "../../api/stores.ts";
 import { systemClock } from "../../shared/clock.ts";
+import { pagesOf, type ActivityPage } from "../../shared/db/activity.store.ts";
 import { sqliteDatabase } from "../../shared/db/database.ts";
 import { run } from "../../shared/db/flow.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
@@ -43,7 +44,16 @@ const entry = (actor: string): ActivityEntry => ({
   duration_ms: 0.1,
   at: Date.now() * 1000,
 });
-const rows = (actor: string) => (other.query("SELECT count(*) AS n FROM activity_entries WHERE actor = ?").get(actor) as { n: number }).n;
+/** Entries stored by `actor`: rows and entries of pages alike. */
+const rows = (actor: string) =>
+  (
+    other
+      .query(
+        `SELECT (SELECT count(*) FROM activity_entries WHERE actor = ?1)
+              + (SELECT count(*) FROM activity_pages p, json_each(p.entries) e WHERE json_extract(e.value, '$.actor') = ?1) AS n`,
+      )
+      .get(actor) as { n: number }
+  ).n;
 const recorder = (writer: ReturnType<typeof startActivityWriter>) =>
   createActivityRecorder({ writer, transaction: database.transaction, store: stores.activity, writes: database.writes, logger, nowMicros: () => Date.now() * 1000, flushMs: 5 });
 
@@ -54,10 +64,10 @@ function counted(writer: NonNullable<ReturnType<typeof startActivityWriter>>) {
     seen,
     writer: {
       ...writer,
-      write(entries: readonly ActivityEntry[]) {
+      write(pages: readonly ActivityPage[]) {
         seen.slices++;
         seen.mostOut = Math.max(seen.mostOut, ++seen.out);
-        return writer.write(entries).finally(() => seen.out--);
+        return writer.write(pages).finally(() => seen.out--);
       },
     },
   };
@@ -100,10 +110,29 @@ describe("the activity writer thread", () => {
     }
   });
 
+  test("what waits past maxHeld entries while the database refuses is dropped, oldest first, a page at a time; the rest is written once it is free", async () => {
+    const writer = startActivityWriter(fresh.path, { logger, busyTimeoutMs: 20 })!;
+    try {
+      const activity = createActivityRecorder({ writer, transaction: database.transaction, store: stores.activity, writes: database.writes, logger, nowMicros: () => Date.now() * 1000, flushMs: 5, maxBatch: 50, maxHeld: 120 });
+      await writer.write([]);
+      other.exec("BEGIN IMMEDIATE");
+      for (let i = 0; i < 200; i++) activity.record(entry("bounded"));
+      await Bun.sleep(100);
+      setTimeout(() => other.exec("COMMIT"), 20);
+      await activity.drain();
+      // At most maxHeld kept; at most a page more than the excess dropped.
+      expect(rows("bounded")).toBeLessThanOrEqual(120);
+      expect(rows("bounded")).toBeGreaterThanOrEqual(120 - 50);
+    } finally {
+      if (other.inTransaction) other.exec("COMMIT");
+      await writer.stop();
+    }
+  });
+
   test("a thread that fails refuses what it was handed and hands the writing back to the API's connection; nothing is lost", async () => {
     // A directory is no database: the thread fails as it opens it.
     const writer = startActivityWriter(dirname(fresh.path), { logger })!;
-    await expect(writer.write([entry("handed")])).rejects.toThrow(/gone/);
+    await expect(writer.write(pagesOf([entry("handed")]))).rejects.toThrow(/gone/);
     expect(writer.alive()).toBe(false);
     const activity = recorder(writer);
     for (let i = 0; i < 20; i++) activity.record(entry("fallback"));

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { testPostgresUrl } from "../support/postgres.ts";
 import { createTestApp, type Engine, type TestApp } from "../support/test-app.ts";
+import { storedActivity } from "../support/activity.ts";
 
 /**
  * A full disk is a bad day, not a disaster: a database refusing to grow answers 503
@@ -130,8 +131,8 @@ for (const { engine, skip, space: makeSpace } of cases) {
       // rolled back.
       await t.activity.drain();
       const refusedId = refused!.headers.get("request-id")!;
-      const entries = await t.query<{ status: number | string }>("SELECT status FROM activity_entries WHERE request_id = ?", refusedId);
-      expect(entries.map((e) => Number(e.status))).toEqual([503]);
+      const entries = await storedActivity(t, (e) => e.request_id === refusedId);
+      expect(entries.map((e) => e.status)).toEqual([503]);
       const readyAgain = await t.call("GET", "/api/v1/health/ready", { key: null });
       expect({ status: readyAgain.status, database: readyAgain.body.checks.database }).toEqual({ status: 200, database: "ok" });
     });

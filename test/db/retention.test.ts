@@ -24,6 +24,8 @@ async function seed(prefix: string, at: number) {
     "INSERT INTO activity_entries (request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at) VALUES (?, ?, 'key_r', 'r', 'GET', '/x', 200, NULL, 1, ?)",
     `req_${prefix}`, org, at,
   );
+  const entry = { request_id: `req_${prefix}_paged`, org_id: org, key_id: "key_r", actor: "r", method: "GET", route: "/x", status: 200, address: null, duration_ms: 1, at };
+  await t.query("INSERT INTO activity_pages (id, org_id, first_at, last_at, entry_count, entries) VALUES (?, ?, ?, ?, 1, ?)", `act_${prefix}`, org, at, at, JSON.stringify([entry]));
   // Finished (relayed, outcome recorded) and unfinished (relayed, no outcome).
   await t.query("INSERT INTO outbox (org_id, queue, name, payload, created_at, relayed_at, completed_at) VALUES (?, 'records', 'reminders.scan', ?, ?, ?, ?)", org, `{"${prefix}":"done"}`, at, at, at);
   await t.query("INSERT INTO outbox (org_id, queue, name, payload, created_at, relayed_at, completed_at) VALUES (?, 'records', 'reminders.scan', ?, ?, ?, NULL)", org, `{"${prefix}":"open"}`, at, at);
@@ -54,7 +56,7 @@ describe("retention", () => {
     await seed("month", NOW - 30 * DAY); // past the outbox's and idempotency's only
     await seed("fresh", NOW - 1000); // within all
     const pruned = await pruneExpired(t.database, lifetimes, NOW, { sliceRows: 1 });
-    expect(pruned).toEqual({ activity_entries: 1, events: 1, webhook_attempts: 1, deliveries: 1, outbox: 2, audit_log: 1, idempotency_keys: 2 });
+    expect(pruned).toEqual({ activity_entries: 1, activity_pages: 1, events: 1, webhook_attempts: 1, deliveries: 1, outbox: 2, audit_log: 1, idempotency_keys: 2 });
     // Events keep EVENTS_RETENTION (30 days): the month-old one is exactly at the edge, kept.
     expect((await t.query<{ id: string }>("SELECT id FROM events ORDER BY position")).map((r) => r.id)).toEqual(["evt_month", "evt_fresh"]);
 
@@ -62,6 +64,8 @@ describe("retention", () => {
       "req_month",
       "req_fresh",
     ]);
+    // A page goes whole once its newest entry is past the window.
+    expect((await t.query<{ id: string }>("SELECT id FROM activity_pages ORDER BY last_at")).map((r) => r.id)).toEqual(["act_month", "act_fresh"]);
     // Outbox rows without an outcome stay, however old; finished ones go after 24 h.
     expect((await t.query<{ payload: string }>("SELECT payload FROM outbox WHERE queue = 'records' AND name = 'reminders.scan' ORDER BY created_at, payload")).map((r) => r.payload)).toEqual([
       '{"ancient":"open"}',
@@ -105,7 +109,7 @@ describe("retention", () => {
 
   test("status reports rows, the oldest row and bytes on disk per table", async () => {
     const status = await retentionStatus(t.database, lifetimes);
-    expect(status.map((s) => s.table)).toEqual(["activity_entries", "events", "webhook_attempts", "deliveries", "outbox", "audit_log", "idempotency_keys"]);
+    expect(status.map((s) => s.table)).toEqual(["activity_entries", "activity_pages", "events", "webhook_attempts", "deliveries", "outbox", "audit_log", "idempotency_keys"]);
     // The unfinished outbox rows the tests above left: counted, and the oldest one's time.
     const outbox = status.find((s) => s.table === "outbox")!;
     expect(outbox.rows).toBe(await t.count("outbox"));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { run, use } from "../../shared/db/flow.ts";
-import { appendRows, insertRows } from "../../shared/db/sql.ts";
+import { insertRows } from "../../shared/db/sql.ts";
 import { createOnboardingStore } from "../../api/onboardings/onboardings.store.ts";
 import { createTestApp, testEngine, type TestApp } from "../support/test-app.ts";
 
@@ -262,67 +262,6 @@ describe("rows written together (insertRows)", () => {
     batch[66]!.request_id = batch[3]!.request_id; // the primary key, twice
     await expect((async () => run(t.database.transaction(() => write.send(batch))))()).rejects.toThrow(/UNIQUE|unique|duplicate/);
     expect(await rowsOf("refused")).toEqual([]);
-  });
-});
-
-describe("rows appended (appendRows)", () => {
-  // PostgreSQL writes them with one COPY in its text format; SQLite with one-row INSERTs.
-  const COLUMNS = ["request_id", "org_id", "key_id", "actor", "method", "route", "status", "address", "duration_ms", "at"];
-  type Entry = Record<(typeof COLUMNS)[number], string | number | null | undefined>;
-  const AWKWARD = ["tab\there", "line\nbreak", "return\r", "back\\slash", "\\N", "\\.", "\\", "", "é, ünïcødé 🚀", "comma, \"quoted\" 'text'"];
-  const entries = (org: string, tag: string, count: number): Entry[] =>
-    Array.from({ length: count }, (_, i) => ({
-      request_id: `req_${tag}_${String(i).padStart(3, "0")}`,
-      org_id: org,
-      key_id: `key_${i % 7}`,
-      actor: AWKWARD[i % AWKWARD.length]!,
-      method: "GET",
-      route: `/r/${i}`,
-      status: 200 + i,
-      address: i % 3 ? `10.0.0.${i}` : i % 2 ? null : undefined,
-      duration_ms: i === 1 ? 0.1 + 0.2 : i / 3,
-      at: 1_795_000_000_000_000 + i,
-    }));
-  const rowsOf = (tag: string) =>
-    t.query<Record<string, unknown>>(`SELECT request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at FROM activity_entries WHERE request_id LIKE 'req_${tag}_%' ORDER BY request_id`);
-  const normal = (rows: Record<string, unknown>[]): Record<string, unknown>[] => rows.map((r) => ({ ...r, status: Number(r.status), duration_ms: Number(r.duration_ms), at: Number(r.at) }));
-  const read = (row: Entry, column: string) => row[column];
-
-  test("every value lands as given, text with tabs, line breaks, backslashes and COPY's own markers included, on either engine", async () => {
-    const org = await orgId();
-    const append = appendRows(t.database.sql, "activity_entries", COLUMNS, read);
-    const written = entries(org, "appended", 130);
-    await run(t.database.transaction(() => append(written)));
-    expect(normal(await rowsOf("appended"))).toEqual(written.map((e): Record<string, unknown> => ({ ...e, address: e.address ?? null })));
-  });
-
-  test("rows appended in a transaction that fails are not written", async () => {
-    const org = await orgId();
-    const append = appendRows(t.database.sql, "activity_entries", COLUMNS, read);
-    const failed = (async () =>
-      run(
-        t.database.transaction(function* () {
-          yield* append(entries(org, "rolledback", 20));
-          throw new Error("the change failed");
-        }),
-      ))();
-    await expect(failed).rejects.toThrow("the change failed");
-    expect(await rowsOf("rolledback")).toEqual([]);
-  });
-
-  test("a row already stored is skipped by the conflict clause on SQLite and fails the append on PostgreSQL (COPY takes none); it is stored once", async () => {
-    const org = await orgId();
-    const append = appendRows(t.database.sql, "activity_entries", COLUMNS, read, "ON CONFLICT (request_id) DO NOTHING");
-    const batch = entries(org, "twice", 5);
-    await run(t.database.transaction(() => append(batch.slice(0, 2))));
-    const again = (async () => run(t.database.transaction(() => append(batch))))();
-    if (t.database.engine === "postgres") {
-      await expect(again).rejects.toThrow(/unique|duplicate/i);
-      expect((await rowsOf("twice")).length).toBe(2);
-    } else {
-      await again;
-      expect((await rowsOf("twice")).length).toBe(5);
-    }
   });
 });
 

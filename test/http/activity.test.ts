@@ -4,13 +4,16 @@ import { run } from "../../shared/db/flow.ts";
 import { newId } from "../../shared/ids.ts";
 import type { ActivityEntry } from "../../shared/jobs/catalog.ts";
 import { createApiKey } from "../../shared/workspaces.ts";
+import { createActivityStore, pagesOf } from "../../shared/db/activity.store.ts";
+import { storedActivity } from "../support/activity.ts";
 import { createTestApp, type TestApp } from "../support/test-app.ts";
 
 /**
- * Where a call's activity entry is written, once and straight into its table: with the change,
- * in the change's own transaction, when the call changed data; by the next flush (at most 50 ms
- * later) otherwise. A key's refusals within one second are one entry with `repeat_count`. On
- * SQLite the suite's app writes the flushes on a thread of their own, as the API process does.
+ * Where a call's activity entry is written, once: with the change, in the change's own
+ * transaction (a row), when the call changed data; by the next flush (at most 50 ms later, in a
+ * page of the workspace's entries) otherwise. A key's refusals within one second are one entry
+ * with `repeat_count`. On SQLite the suite's app writes the flushes on a thread of their own, as
+ * the API process does.
  */
 let t: TestApp;
 beforeAll(async () => {
@@ -18,15 +21,20 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const entry = async (requestId: string) => (await t.query("SELECT method, status FROM activity_entries WHERE request_id = ?", requestId))[0] ?? null;
+const entry = async (requestId: string) => {
+  const [found] = await storedActivity(t, (e) => e.request_id === requestId);
+  return found ? { method: found.method, status: found.status } : null;
+};
+const rowOf = async (requestId: string) => (await t.query("SELECT method, status FROM activity_entries WHERE request_id = ?", requestId))[0] ?? null;
 
 describe("activity entries", () => {
   test("a change's entry is committed with it; a read's, a refusal's and a no-op PATCH's are written by the flush, never through the outbox", async () => {
+    // A change's entry is a row of its own, there when the response is.
     const created = await t.call("POST", "/api/v1/customers", { body: { name: "Entries" } });
-    expect(await entry(created.headers.get("request-id")!)).toEqual({ method: "POST", status: 201 });
+    expect(await rowOf(created.headers.get("request-id")!)).toEqual({ method: "POST", status: 201 });
 
     const changed = await t.call("PATCH", `/api/v1/customers/${created.body.id}`, { body: { name: "Entries renamed" } });
-    expect(await entry(changed.headers.get("request-id")!)).toEqual({ method: "PATCH", status: 200 });
+    expect(await rowOf(changed.headers.get("request-id")!)).toEqual({ method: "PATCH", status: 200 });
 
     const calls = [
       await t.call("PATCH", `/api/v1/customers/${created.body.id}`, { body: { name: "Entries renamed" } }), // changes nothing
@@ -42,27 +50,26 @@ describe("activity entries", () => {
       { method: "GET", status: 200 },
       { method: "POST", status: 400 },
     ]);
-    // Written once: no activity payload waits in the outbox to be copied.
+    // Written once, in pages: no row of their own, and no activity payload waits in the outbox to be copied.
+    expect(await Promise.all(ids.map(rowOf))).toEqual([null, null, null]);
     expect(await t.count("outbox", "name = 'activity.batch'")).toBe(0);
   });
 
-  test("an entry that reaches a flush after it was stored (a flush sent again: its answer was lost) is stored once, and the flush's other entries with it", async () => {
+  test("a page written again (the answer to its first write was lost) is stored once, with every entry in it", async () => {
     const read = await t.call("GET", "/api/v1/me");
     await t.activity.drain();
-    const requestId = read.headers.get("request-id")!;
-    const [stored] = await t.query<ActivityEntry>(
-      "SELECT request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at FROM activity_entries WHERE request_id = ?",
-      requestId,
-    );
-    const again: ActivityEntry = { ...stored!, status: Number(stored!.status), duration_ms: Number(stored!.duration_ms), at: Number(stored!.at) };
-    const fresh: ActivityEntry = { ...again, request_id: newId("req") };
-    // On PostgreSQL the first flush's COPY is refused on the stored id and rolls back; the
-    // entries are kept and the next flush writes them with INSERT … ON CONFLICT DO NOTHING.
-    t.activity.record(again);
-    t.activity.record(fresh);
-    await t.activity.drain();
-    expect(await t.count("activity_entries", "request_id = ?", requestId)).toBe(1);
-    expect(await t.count("activity_entries", "request_id = ?", fresh.request_id)).toBe(1);
+    const [stored] = await storedActivity(t, (e) => e.request_id === read.headers.get("request-id"));
+    const { repeat_count: _, ...first } = stored!;
+    const entries: ActivityEntry[] = [
+      { ...first, request_id: newId("req") },
+      { ...first, request_id: newId("req") },
+    ];
+    const pages = pagesOf(entries);
+    const store = createActivityStore(t.database.sql);
+    await run(t.database.transaction(() => store.insertPages(pages)));
+    await run(t.database.transaction(() => store.insertPages(pages)));
+    expect(await t.count("activity_pages", "id = ?", pages[0]!.id)).toBe(1);
+    for (const { request_id } of entries) expect((await storedActivity(t, (e) => e.request_id === request_id)).length).toBe(1);
   });
 
   test("a key's 429s within one second are one entry carrying how many there were", async () => {
@@ -72,14 +79,11 @@ describe("activity entries", () => {
     const refused = statuses.filter((s) => s === 429).length;
     expect(refused).toBe(30);
     await t.activity.drain();
-    const rows = await t.query<{ n: number | string; calls: number | string }>(
-      "SELECT count(*) AS n, sum(repeat_count) AS calls FROM activity_entries WHERE actor = 'hammer' AND status = 429",
-    );
-    // Every refusal is counted; the rows are one per second the refusals spanned (one or two here).
-    expect(Number(rows[0]!.calls)).toBe(30);
-    expect(Number(rows[0]!.n)).toBeLessThanOrEqual(2);
-    const served = await t.count("activity_entries", "actor = 'hammer' AND status = 200");
-    expect(served).toBe(60);
+    const refusals = await storedActivity(t, (e) => e.actor === "hammer" && e.status === 429);
+    // Every refusal is counted; the entries are one per second the refusals spanned (one or two here).
+    expect(refusals.reduce((sum, e) => sum + e.repeat_count, 0)).toBe(30);
+    expect(refusals.length).toBeLessThanOrEqual(2);
+    expect((await storedActivity(t, (e) => e.actor === "hammer" && e.status === 200)).length).toBe(60);
   });
 
   test("a key refused for a whole minute leaves about one row a second, every refusal counted", async () => {
@@ -93,12 +97,10 @@ describe("activity entries", () => {
         clock.advanceSeconds(0.02); // 3,000 calls over 60 seconds of the service's clock
       }
       await app.activity.drain();
-      const [row] = await app.query<{ n: number | string; calls: number | string }>(
-        "SELECT count(*) AS n, sum(repeat_count) AS calls FROM activity_entries WHERE actor = 'flood' AND status = 429",
-      );
+      const refusals = await storedActivity(app, (e) => e.actor === "flood" && e.status === 429);
       expect(refused).toBeGreaterThan(2000);
-      expect(Number(row!.calls)).toBe(refused);
-      expect(Number(row!.n)).toBeLessThanOrEqual(61);
+      expect(refusals.reduce((sum, e) => sum + e.repeat_count, 0)).toBe(refused);
+      expect(refusals.length).toBeLessThanOrEqual(61);
     } finally {
       await app.close();
     }

@@ -11,6 +11,7 @@ import { startApiProcess, waitUntilUp, type ApiProcess } from "../support/api-pr
 import { exitWithin, startProcess } from "../support/processes.ts";
 import { testRedisUrl } from "../support/test-app.ts";
 import { waitFor } from "../support/wait.ts";
+import { entriesOf } from "../support/activity.ts";
 
 /**
  * A rolling upgrade runs this release's processes beside the previous release's, in either
@@ -97,7 +98,7 @@ describe("a rolling upgrade beside the previous release", () => {
       expect(await api.count("timeline_events", "onboarding_id = ?", onboarding)).toBe(0);
       expect(await timelineOf(api, onboarding)).toEqual([[onboarding, "before_getting_started", "review"]]);
       await waitFor(async () => {
-        for (const id of readIds) if ((await api.count("activity_entries", "request_id = ?", id)) !== 1) return false;
+        for (const id of readIds) if ((await entriesOf(api, id)) !== 1) return false;
         return true;
       }, "the reads' activity entries", 10_000);
       expect(await failedJobs(api.prefix)).toBe(0);
@@ -126,7 +127,7 @@ describe("a rolling upgrade beside the previous release", () => {
       expect(await timelineOf(owner, onboarding)).toEqual([[onboarding, "before_getting_started", "review"]]);
       // The previous API queued read calls' entries as activity batches in outbox rows: recorded from them.
       await waitFor(async () => {
-        for (const id of readIds) if ((await owner.count("activity_entries", "request_id = ?", id)) !== 1) return false;
+        for (const id of readIds) if ((await entriesOf(owner, id)) !== 1) return false;
         return true;
       }, "the old API's batched entries", 20_000);
       await waitFor(async () => (await owner.count("outbox", "completed_at IS NULL")) === 0, "every outbox row's outcome recorded", 20_000);

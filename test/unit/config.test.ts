@@ -8,6 +8,7 @@ describe("configuration", () => {
   test("lifetimes: <n>s, <n>m, <n>h or <n>d; a bad one stops start-up naming its variable", () => {
     expect(loadConfig({ ACTIVITY_RETENTION: "7d", OUTBOX_RETENTION: "90m", AUDIT_RETENTION: "45s" }).lifetimes).toMatchObject({
       activity_entries: 7 * DAY,
+      activity_pages: 7 * DAY,
       outbox: 90 * 60 * 1_000_000,
       audit_log: 45 * 1_000_000,
     });
@@ -35,7 +36,7 @@ describe("configuration", () => {
       webhookRules: { allowHttp: false, allowPrivateNetworks: false, dnsServers: null },
       workerLockSeconds: 30,
       reminderScanSeconds: 60,
-      lifetimes: { activity_entries: 90 * DAY, events: 30 * DAY, webhook_attempts: 30 * DAY, deliveries: 90 * DAY, outbox: 24 * HOUR, audit_log: 365 * DAY, idempotency_keys: 24 * HOUR },
+      lifetimes: { activity_entries: 90 * DAY, activity_pages: 90 * DAY, events: 30 * DAY, webhook_attempts: 30 * DAY, deliveries: 90 * DAY, outbox: 24 * HOUR, audit_log: 365 * DAY, idempotency_keys: 24 * HOUR },
       retentionPruneSeconds: 600,
       databaseBusyTimeoutMs: 3000,
       redisCommandTimeoutMs: 500,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { startPrivateRedis } from "../../scripts/private-redis.ts";
 import { exitWithin, startProcess } from "../support/processes.ts";
 import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../support/side-effects-harness.ts";
+import { entriesOf } from "../support/activity.ts";
 
 let h: SideEffectsHarness | undefined;
 /** Everything a test opened, closed last-opened first, so nothing is closed under something still using it. */
@@ -129,7 +130,7 @@ describe("crashes and outages", () => {
     }
     expect(h.slack.messages.filter((m) => m.text.includes("Initech"))).toHaveLength(3);
     const requestId = me.headers.get("request-id")!;
-    await waitFor(async () => (await h!.count("activity_entries", "request_id = ?", requestId)) === 1, "the outage's activity entry");
+    await waitFor(async () => (await entriesOf(h!, requestId)) === 1, "the outage's activity entry");
   });
 
   test("SIGTERM lets the worker finish its active job before it exits", async () => {

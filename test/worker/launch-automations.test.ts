@@ -3,6 +3,7 @@ import { systemClock } from "../../shared/clock.ts";
 import { run } from "../../shared/db/flow.ts";
 import { addUser } from "../../shared/workspaces.ts";
 import { createSideEffectsHarness, waitFor, type SideEffectsHarness } from "../support/side-effects-harness.ts";
+import { entriesOf, storedActivity } from "../support/activity.ts";
 
 let h: SideEffectsHarness;
 let customer: { id: string };
@@ -107,8 +108,9 @@ describe("launch automations", () => {
   test("every authenticated call leaves an activity entry", async () => {
     const response = await h.t.call("GET", "/api/v1/me");
     const requestId = response.headers.get("request-id")!;
-    await waitFor(async () => (await h.count("activity_entries", "request_id = ?", requestId)) === 1, "the activity entry");
-    expect(await h.query("SELECT actor, method, route, status FROM activity_entries WHERE request_id = ?", requestId)).toEqual([
+    await waitFor(async () => (await entriesOf(h, requestId)) === 1, "the activity entry");
+    const stored = await storedActivity(h, (e) => e.request_id === requestId);
+    expect(stored.map(({ actor, method, route, status }) => ({ actor, method, route, status }))).toEqual([
       { actor: "crm-sync", method: "GET", route: "/api/v1/me", status: 200 },
     ]);
   });
