@@ -65,7 +65,6 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   let buffer: ActivityEntry[] = [];
   /** Pages a write refused (or whose commit went unanswered): written again as they are, before anything newer. */
   let held: ActivityPage[] = [];
-  let heldEntries = 0;
   /** This second's refusals per key, not yet written (key id → the entry that stands for them). */
   let refusals = new Map<string, ActivityEntry & { repeat_count: number }>();
   let refusalSecond = -1;
@@ -94,7 +93,8 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
     if (refusals.size > 0) schedule(); // this second's refusals wait for it to end
     if (buffer.length === 0 && held.length === 0) return;
     if (options.writer?.alive()) return sendSlice(options.writer);
-    const pages = takeHeld().concat(pagesOf(buffer, maxBatch));
+    const pages = held.concat(pagesOf(buffer, maxBatch));
+    held = [];
     buffer = [];
     try {
       const written = run(options.transaction(() => store.insertPages(pages)));
@@ -107,14 +107,6 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
     }
   }
 
-  /** The pages held, to write now (they go back to `hold` if this write fails too). */
-  function takeHeld(): ActivityPage[] {
-    const pages = held;
-    held = [];
-    heldEntries = 0;
-    return pages;
-  }
-
   /**
    * Hands the writer thread the pages held, or else the next `maxBatch` entries as pages, unless
    * a slice is out: the next one goes when it is answered. While another connection holds the
@@ -123,11 +115,12 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
   function sendSlice(writer: ActivityWriter): void {
     if (sending) return;
     sending = true;
-    let pages: ActivityPage[];
-    if (held.length > 0) pages = takeHeld();
-    else {
-      pages = pagesOf(buffer.length > maxBatch ? buffer.slice(0, maxBatch) : buffer, maxBatch);
-      buffer = buffer.length > maxBatch ? buffer.slice(maxBatch) : [];
+    // Pages held go first, as they are (they go back to `hold` if this write fails too).
+    let pages = held;
+    held = [];
+    if (pages.length === 0) {
+      pages = pagesOf(buffer.slice(0, maxBatch), maxBatch);
+      buffer = buffer.slice(maxBatch);
     }
     settle(
       writer.write(pages).finally(() => {
@@ -164,7 +157,7 @@ export function createActivityRecorder(options: ActivityRecorderOptions) {
    */
   function hold(pages: ActivityPage[]): void {
     held = pages.concat(held);
-    for (const page of pages) heldEntries += page.entry_count;
+    let heldEntries = held.reduce((sum, page) => sum + page.entry_count, 0);
     let dropped = 0;
     while (held.length > 0 && heldEntries + buffer.length > maxHeld) {
       const page = held.shift()!;

@@ -97,7 +97,7 @@ export function startActivityWriter(path: string, options: ActivityWriterOptions
   }
 
   return {
-    write: (pages) => send((id) => ({ id, pages: pages as ActivityPage[] })),
+    write: (pages) => send((id) => ({ id, pages })),
     addUsage: (batch) => send((id) => ({ id, usage: JSON.stringify(batch) })),
     alive: () => !gone && !stopping,
     async stop() {

@@ -25,7 +25,7 @@ export interface WriterStart {
 /** A batch: its id and its pages (each a few fields and one JSON text: cheap to hand across). */
 export interface WriterBatch {
   id: number;
-  pages: ActivityPage[];
+  pages: readonly ActivityPage[];
 }
 /** A slice of keys' usage to add (`[keyId, delta][]` as JSON text), as `KeyUsage.sweep` gathers it. */
 export interface WriterUsage {

@@ -107,7 +107,7 @@ export function createActivityStore(sql: Sql) {
       const beforeAt = before?.at ?? null;
       const beforeId = before?.requestId ?? null;
       const found = yield* rows.all({ orgId, keyId, beforeAt, beforeId, limit });
-      const belongs = (entry: StoredActivityEntry) =>
+      const belongs = (entry: ActivityEntry) =>
         (keyId === null || entry.key_id === keyId) && (before === null || entry.at < before.at || (entry.at === before.at && entry.request_id < before.requestId));
       let lastAt: number | null = null;
       let lastId: string | null = null;
@@ -115,7 +115,7 @@ export function createActivityStore(sql: Sql) {
         const batch: { id: string; last_at: number; entries: string }[] = yield* pages.all({ orgId, beforeAt, lastAt, lastId, limit: PAGES_PER_READ });
         for (const page of batch) {
           for (const entry of JSON.parse(page.entries) as ActivityEntry[]) {
-            if (belongs(entry as StoredActivityEntry)) found.push({ ...entry, repeat_count: entry.repeat_count ?? 1 });
+            if (belongs(entry)) found.push({ ...entry, repeat_count: entry.repeat_count ?? 1 });
           }
         }
         found.sort(newestFirst);
