@@ -90,4 +90,15 @@ describe("activity entries, rows and pages read together", () => {
     const [read] = await run(store.newest(ORG, null, { at: refusals.at, requestId: refusals.request_id }, 1));
     expect(read!.repeat_count).toBe(1);
   });
+
+  test("a page holds each entry as an array of its fields, without the page's workspace; pages of objects (the first release of pages) still read", async () => {
+    const [page] = pagesOf([entry(6_000), { ...entry(6_001), status: 429, repeat_count: 3 }]);
+    expect(JSON.parse(page!.entries)).toEqual([
+      [expect.any(String), "key_a", "key_a", "GET", "/api/v1/me", 200, null, 0.25, 6_000],
+      [expect.any(String), "key_a", "key_a", "GET", "/api/v1/me", 429, null, 0.25, 6_001, 3],
+    ]);
+    const older: ActivityEntry[] = [entry(7_000, "key_b"), { ...entry(7_001, "key_b"), repeat_count: 2 }];
+    await run(t.database.transaction(() => store.insertPages([{ id: "act_older_form", org_id: ORG, first_at: 7_000, last_at: 7_001, entry_count: 2, entries: JSON.stringify(older) }])));
+    expect(await run(store.newest(ORG, "key_b", null, 2))).toEqual([older[1] as StoredActivityEntry, { ...older[0]!, repeat_count: 1 }]);
+  });
 });

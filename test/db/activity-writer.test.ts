@@ -44,13 +44,13 @@ const entry = (actor: string): ActivityEntry => ({
   duration_ms: 0.1,
   at: Date.now() * 1000,
 });
-/** Entries stored by `actor`: rows and entries of pages alike. */
+/** Entries stored by `actor`: rows and entries of pages alike (an entry of a page is an array, its actor third). */
 const rows = (actor: string) =>
   (
     other
       .query(
         `SELECT (SELECT count(*) FROM activity_entries WHERE actor = ?1)
-              + (SELECT count(*) FROM activity_pages p, json_each(p.entries) e WHERE json_extract(e.value, '$.actor') = ?1) AS n`,
+              + (SELECT count(*) FROM activity_pages p, json_each(p.entries) e WHERE json_extract(e.value, '$[2]') = ?1) AS n`,
       )
       .get(actor) as { n: number }
   ).n;

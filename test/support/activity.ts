@@ -1,3 +1,5 @@
+import { entriesOfPage } from "../../shared/db/activity.store.ts";
+
 /**
  * Every activity entry stored, read the way the tests need it: a change's entry is a row of
  * `activity_entries`, the entries the API held in memory are pages of `activity_pages`
@@ -35,8 +37,8 @@ export async function storedActivity(db: Queryable, keep: (entry: StoredEntry) =
   const rows = await db.query<Record<string, unknown>>(
     "SELECT request_id, org_id, key_id, actor, method, route, status, address, duration_ms, at, repeat_count FROM activity_entries",
   );
-  const pages = await db.query<{ entries: string }>("SELECT entries FROM activity_pages");
-  const entries = [...rows, ...pages.flatMap((page) => JSON.parse(page.entries) as Record<string, unknown>[])].map(normalized).filter(keep);
+  const pages = await db.query<{ org_id: string; entries: string }>("SELECT org_id, entries FROM activity_pages");
+  const entries = [...rows, ...pages.flatMap((page) => entriesOfPage(page.org_id, page.entries) as unknown as Record<string, unknown>[])].map(normalized).filter(keep);
   return entries.sort((a, b) => a.at - b.at);
 }
 
