@@ -84,8 +84,8 @@ function compileRoute(route: RouteDef) {
   } satisfies Record<string, Validator<unknown> | null>;
 }
 
-const json = (status: number, body: string, headers: Record<string, string>) =>
-  new Response(body, { status, headers: { "content-type": "application/json", ...headers } });
+/** `headers` are the request's (`handle`), which start with the content type: not copied again for each response. */
+const json = (status: number, body: string, headers: Record<string, string>) => new Response(body, { status, headers });
 
 type Ctx = {
   request: Request;
@@ -148,7 +148,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
    */
   function authenticate(request: Request, address: string): MaybePromise<Actor> {
     try {
-      const actor = bounded(run(deps.authenticate(request.headers.get("authorization"))));
+      const actor = bounded(deps.authenticate(request.headers.get("authorization")));
       return actor instanceof Promise ? actor.catch((error) => authenticationFailed(error, address)) : actor;
     } catch (error) {
       return authenticationFailed(error, address);
@@ -259,7 +259,7 @@ export function mountRoutes(app: Elysia<any, any, any, any, any, any, any>, rout
       const started = performance.now();
       const requestId = newId("req");
       const address = server?.requestIP(request)?.address ?? "unknown";
-      const headers: Record<string, string> = { "request-id": requestId };
+      const headers: Record<string, string> = { "content-type": "application/json", "request-id": requestId };
       let actor: Actor | undefined;
       let response: Response;
       let activityWritten = false;
