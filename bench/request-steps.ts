@@ -40,7 +40,7 @@ async function measure(): Promise<void> {
   const metrics = createRequestMetrics(new Registry());
   const reading = { ...built.services, rendered: createRenderedResources(), kept: createKeptShare() };
   const headers = keys.map((k) => `Bearer ${k.key}`);
-  const actors = headers.map((h) => run(authenticate(h)) as Actor);
+  const actors = headers.map((h) => authenticate(h) as Actor);
   const bare = new Sqlite(file, { strict: true });
   const byId = bare.prepare("SELECT * FROM onboardings WHERE id = $id");
   const url = (i: number) => `http://127.0.0.1:3000/api/v1/onboardings/${onboardingIds[i % onboardingIds.length]}`;
@@ -122,7 +122,7 @@ async function measure(): Promise<void> {
     const response = await wall(() => new Response("{}", { status: 200, headers: { "content-type": "application/json", "request-id": "req_x", "x-ratelimit-limit": "600", "x-ratelimit-remaining": "9", "x-ratelimit-reset": "1" } }));
     const steps: [string, number, string][] = [
       ["request id", requestId, ""],
-      ["authentication", await wall((i) => run(authenticate(headers[i % headers.length]!))), "the key checked on every request, with exact revocation"],
+      ["authentication", await wall((i) => authenticate(headers[i % headers.length]!)), "the key checked on every request, with exact revocation"],
       ["  of which: revision read", await wall(() => run(stores.apiKeys.revision())), "the one-row read that makes revocation exact; on SQLite only after a commit (the WAL-index watch)"],
       ["  of which: SHA-256", await wall((i) => hashApiKey(keys[i % keys.length]!.key)), "the cache is keyed by the key's hash, never the key"],
       ["rate limit", await wall(limited()), "the shared limit; one Redis claim per 10 requests of a key, awaited here when nothing is in hand"],

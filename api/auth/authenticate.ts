@@ -1,4 +1,4 @@
-import { run, step, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
+import { run, type Flow, type MaybePromise } from "../../shared/db/flow.ts";
 import type { ApiStores } from "../stores.ts";
 import { DomainError } from "../../shared/errors.ts";
 import { hashApiKey, KEY_PATTERN } from "../../shared/api-keys.ts";
@@ -87,6 +87,11 @@ export function freshReads<T>(read: () => MaybePromise<T>, staleAfterMs = 250): 
  * again only once something committed since the last read, which the watch tells from memory:
  * a read-heavy load reads it once per commit of any process instead of once per request, and a
  * revocation is still a commit, seen by the first request after it.
+ *
+ * The calling key's actor is answered plainly when nothing waits (SQLite, or a key already
+ * known), and as a promise otherwise; it throws (or rejects) with the refusal. A key already
+ * known under the current revision (most requests) is answered without a flow: a generator for
+ * each request, and one more for the revision's step, cost more than the lookup itself.
  */
 export function createAuthenticator(store: ApiStores["apiKeys"], commits: CommitWatch | null = null) {
   const workspaces = new Map<string, { slug: string; name: string }>();
@@ -95,51 +100,62 @@ export function createAuthenticator(store: ApiStores["apiKeys"], commits: Commit
   const readRevision = freshReads(() => run(store.revision()));
   const currentRevision = commits ? revisionSinceCommits(readRevision, commits) : readRevision;
 
-  return function* authenticate(header: string | null): Flow<Actor> {
-    const key = parseAuthorization(header);
-    if (!KEY_PATTERN.test(key)) throw invalidKey(key);
-    const revision = yield* step(currentRevision);
+  /** The key's answer under `revision`: kept, or read (and kept, unless a newer revision was seen meanwhile). */
+  function identify(key: string, revision: number): MaybePromise<Actor> {
     // Revisions only grow; an older answer arriving late (a stuck read passed over) changes nothing.
     if (revision > knownAt) {
       known.clear();
       knownAt = revision;
     }
     const hash = hashApiKey(key);
-    let entry = known.get(hash);
-    if (!entry) {
-      const found = yield* store.byHash(hash);
-      if (!found) throw invalidKey(key);
-      let workspace = workspaces.get(found.orgId);
-      if (!workspace) {
-        workspace = (yield* store.workspace(found.orgId))!;
-        workspaces.set(found.orgId, workspace);
-      }
-      entry =
-        found.revokedAt !== null
-          ? { actor: null, revokedPrefix: found.keyPrefix }
-          : {
-              actor: {
-                orgId: found.orgId,
-                orgSlug: workspace.slug,
-                orgName: workspace.name,
-                keyId: found.keyId,
-                keyName: found.keyName,
-                keyPrefix: found.keyPrefix,
-                mode: found.mode,
-                tier: found.tier,
-              },
-              revokedPrefix: null,
-            };
-      // On PostgreSQL another request may have seen a newer revision meanwhile: what was read
-      // under an older one is used for this request only, never kept.
-      if (knownAt === revision) {
-        known.set(hash, entry);
-        if (known.size > MAX_CACHED_KEYS) known.delete(known.keys().next().value!);
-      }
+    const entry = known.get(hash);
+    return entry ? actorOf(entry) : run(lookUp(key, hash, revision));
+  }
+
+  function* lookUp(key: string, hash: string, revision: number): Flow<Actor> {
+    const found = yield* store.byHash(hash);
+    if (!found) throw invalidKey(key);
+    let workspace = workspaces.get(found.orgId);
+    if (!workspace) {
+      workspace = (yield* store.workspace(found.orgId))!;
+      workspaces.set(found.orgId, workspace);
     }
-    if (entry.actor === null) throw new DomainError("api_key_revoked", `The API key ${entry.revokedPrefix}… has been revoked.`);
-    return entry.actor;
+    const entry: Known =
+      found.revokedAt !== null
+        ? { actor: null, revokedPrefix: found.keyPrefix }
+        : {
+            actor: {
+              orgId: found.orgId,
+              orgSlug: workspace.slug,
+              orgName: workspace.name,
+              keyId: found.keyId,
+              keyName: found.keyName,
+              keyPrefix: found.keyPrefix,
+              mode: found.mode,
+              tier: found.tier,
+            },
+            revokedPrefix: null,
+          };
+    // On PostgreSQL another request may have seen a newer revision meanwhile: what was read
+    // under an older one is used for this request only, never kept.
+    if (knownAt === revision) {
+      known.set(hash, entry);
+      if (known.size > MAX_CACHED_KEYS) known.delete(known.keys().next().value!);
+    }
+    return actorOf(entry);
+  }
+
+  return function authenticate(header: string | null): MaybePromise<Actor> {
+    const key = parseAuthorization(header);
+    if (!KEY_PATTERN.test(key)) throw invalidKey(key);
+    const revision = currentRevision();
+    return revision instanceof Promise ? revision.then((r) => identify(key, r)) : identify(key, revision);
   };
+}
+
+function actorOf(entry: Known): Actor {
+  if (entry.actor === null) throw new DomainError("api_key_revoked", `The API key ${entry.revokedPrefix}… has been revoked.`);
+  return entry.actor;
 }
 
 /**

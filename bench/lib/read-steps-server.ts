@@ -24,7 +24,7 @@ import { createApiStores } from "../../api/stores.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { openDatabase } from "../../shared/db/client.ts";
 import { sqliteDatabase } from "../../shared/db/database.ts";
-import { run, runSync } from "../../shared/db/flow.ts";
+import { runSync } from "../../shared/db/flow.ts";
 import { newId } from "../../shared/ids.ts";
 import { createLogger } from "../../shared/logger.ts";
 
@@ -45,7 +45,7 @@ function read(request: Bun.BunRequest<typeof route>, server: Bun.Server<undefine
   const started = performance.now();
   const requestId = newId("req");
   const address = server.requestIP(request)?.address ?? null;
-  const actor = steps.has("auth") ? (run(authenticate(request.headers.get("authorization"))) as Actor) : anonymous;
+  const actor = steps.has("auth") ? (authenticate(request.headers.get("authorization")) as Actor) : anonymous;
   const answer = (limitHeaders: Record<string, string>): Response => {
     if (steps.has("usage")) built.usage.record(actor.keyId, address);
     const body = runSync(getOnboarding(reading, actor, request.params.onboarding_ref)).text;
