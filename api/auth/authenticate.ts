@@ -90,8 +90,9 @@ export function freshReads<T>(read: () => MaybePromise<T>, staleAfterMs = 250): 
  *
  * The calling key's actor is answered plainly when nothing waits (SQLite, or a key already
  * known), and as a promise otherwise; it throws (or rejects) with the refusal. A key already
- * known under the current revision (most requests) is answered without a flow: a generator for
- * each request, and one more for the revision's step, cost more than the lookup itself.
+ * known under the current revision (nearly every request) is answered by plain code; only a
+ * lookup in the database runs as a flow. Timed in place, this did not measurably change the
+ * step's cost (bench/RESULTS.md, #26's twenty-seventh pass): it is kept for reading as what it does.
  */
 export function createAuthenticator(store: ApiStores["apiKeys"], commits: CommitWatch | null = null) {
   const workspaces = new Map<string, { slug: string; name: string }>();

@@ -32,10 +32,11 @@ const pageIds = monotonicUlid();
  */
 type PageEntry = [request_id: string, key_id: string, actor: string, method: string, route: string, status: number, address: string | null, duration_ms: number, at: number, repeat_count?: number];
 
-const pageEntryOf = (e: ActivityEntry): PageEntry =>
-  e.repeat_count === undefined || e.repeat_count === 1
-    ? [e.request_id, e.key_id, e.actor, e.method, e.route, e.status, e.address, e.duration_ms, e.at]
-    : [e.request_id, e.key_id, e.actor, e.method, e.route, e.status, e.address, e.duration_ms, e.at, e.repeat_count];
+function pageEntryOf(e: ActivityEntry): PageEntry {
+  const entry: PageEntry = [e.request_id, e.key_id, e.actor, e.method, e.route, e.status, e.address, e.duration_ms, e.at];
+  if (e.repeat_count !== undefined && e.repeat_count !== 1) entry.push(e.repeat_count);
+  return entry;
+}
 
 /** A page's `entries` text. */
 const encodeEntries = (entries: readonly ActivityEntry[]): string => JSON.stringify(entries.map(pageEntryOf));
