@@ -277,8 +277,9 @@ export async function createApp(infra: AppInfrastructure) {
       if (activityWriter) await activity.drain();
       await relay.stop();
       await usage.flush();
-      await closeQueues(queues);
+      // Ended first: a queue still starting (Redis away) then fails its start while it listens.
       queueRedis.disconnect();
+      await closeQueues(queues);
     },
   };
 }

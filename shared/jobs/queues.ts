@@ -74,6 +74,18 @@ export function isConnectionError(error: Error): boolean {
   );
 }
 
+/**
+ * Closes the queues once each one's start has settled. BullMQ (5.81) drops a queue's listeners on
+ * its connection at close, and a start still under way then fails with nobody listening: an
+ * unhandled rejection, "Connection is closed." (taskforcesh/bullmq#3546), which ends a process that
+ * treats those as fatal. A start settles once its connection is ready or gone, so a caller closing
+ * while Redis is away ends the connection first (api/app.ts) or does not wait (worker/worker.ts).
+ */
 export async function closeQueues(queues: Queues): Promise<void> {
-  await Promise.all(Object.values(queues).map((q) => q.close()));
+  await Promise.all(
+    Object.values(queues).map(async (queue) => {
+      await queue.waitUntilReady().catch(() => {});
+      await queue.close();
+    }),
+  );
 }
