@@ -201,7 +201,7 @@ export async function createApp(infra: AppInfrastructure) {
       return errorResponse(refusal, onUnexpected(requestId), headers);
     })
     .get("/metrics", () => metrics.render())
-    .use(await queueDashboard(queues));
+    .use(queueDashboard(queues));
 
   // No global request hook: the pipeline sets Request-Id on its own responses, so Elysia has
   // nothing to merge into them; only what never reaches a route (404, 405) gets one here.

@@ -25,8 +25,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const get = (path: string, authorization?: string) =>
-  app.app.handle(new Request(`http://localhost${path}`, { headers: authorization ? { authorization } : {} }));
+const get = (path: string, authorization?: string, method = "GET") =>
+  app.app.handle(new Request(`http://localhost${path}`, { method, headers: authorization ? { authorization } : {} }));
 
 describe("admin surface", () => {
   test("without ADMIN_TOKEN configured, /metrics and /admin/queues do not exist", async () => {
@@ -92,5 +92,13 @@ describe("admin surface", () => {
     const names = ((await api.json()) as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
     expect(names).toEqual(["outbound", "records", "webhooks"]);
     expect((await get("/admin/queues/api/queues")).status).toBe(401);
+  });
+
+  test("the dashboard's actions go through too (it is loaded by its first request), and only with the token", async () => {
+    expect((await get("/admin/queues/api/queues/records/pause", undefined, "PUT")).status).toBe(401);
+    expect((await get("/admin/queues/api/queues/records/pause", `Bearer ${ADMIN_TOKEN}`, "PUT")).status).toBe(200);
+    expect(await app.queues.records.isPaused()).toBe(true);
+    expect((await get("/admin/queues/api/queues/records/resume", `Bearer ${ADMIN_TOKEN}`, "PUT")).status).toBe(200);
+    expect(await app.queues.records.isPaused()).toBe(false);
   });
 });
