@@ -345,8 +345,9 @@ export const activityEntries = sqliteTable(
  * a second's refusals): each workspace's entries of one flush as one row, their JSON text in
  * `entries`, instead of a row (and three index entries) each (bench/RESULTS.md, issue #26's
  * twenty-sixth pass). The id is made at the flush and kept across retries, so a page written
- * twice is one row. A change's entry stays a row of `activity_entries`, in the change's
- * transaction. Read with them by the activity store; pruned whole once `last_at` is past the window.
+ * twice is one row. The changes made together in a batch (api/http/together.ts) write their
+ * entries as pages too, in the batch's transaction; a change made alone writes its entry as a row
+ * of `activity_entries`, in its transaction. Read with them by the activity store; pruned whole once `last_at` is past the window.
  */
 export const activityPages = sqliteTable(
   "activity_pages",
