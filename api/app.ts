@@ -277,7 +277,7 @@ export async function createApp(infra: AppInfrastructure) {
       if (activityWriter) await activity.drain();
       await relay.stop();
       await usage.flush();
-      // Ended first: a queue still starting (Redis away) then fails its start while it listens.
+      // Ended first: a queue still connecting (Redis away) then fails its start at once, while it listens.
       queueRedis.disconnect();
       await closeQueues(queues);
     },

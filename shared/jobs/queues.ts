@@ -75,17 +75,34 @@ export function isConnectionError(error: Error): boolean {
 }
 
 /**
- * Closes the queues once each one's start has settled. BullMQ (5.81) drops a queue's listeners on
- * its connection at close, and a start still under way then fails with nobody listening: an
- * unhandled rejection, "Connection is closed." (taskforcesh/bullmq#3546), which ends a process that
- * treats those as fatal. A start settles once its connection is ready or gone, so a caller closing
- * while Redis is away ends the connection first (api/app.ts) or does not wait (worker/worker.ts).
+ * How long `closeQueues` waits for a queue's start to settle: a start under way against a Redis
+ * that refuses settles within milliseconds once its connection is ended.
+ */
+const START_SETTLES_WITHIN_MS = 500;
+
+/**
+ * Closes each queue whose start has settled. BullMQ (5.81) drops a queue's listeners on its
+ * connection at close, and a start still under way then fails with nobody listening: an unhandled
+ * rejection, "Connection is closed." (taskforcesh/bullmq#3546), which ends a process that treats
+ * those as fatal. So a caller closing while Redis is away ends the connection first (api/app.ts),
+ * and a start that has not settled within a moment is left as it is, its queue unclosed: on a
+ * shared connection `close()` only removes the listeners, which stay to hear the start's end. Some
+ * starts never settle: one whose connection was ended between two of its retries (ioredis neither
+ * connects nor ends it then), or one on a hung Redis until the connection's 2 s `disconnectTimeout`.
  */
 export async function closeQueues(queues: Queues): Promise<void> {
   await Promise.all(
     Object.values(queues).map(async (queue) => {
-      await queue.waitUntilReady().catch(() => {});
-      await queue.close();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settled = await Promise.race([
+        queue.waitUntilReady().then(
+          () => true,
+          () => true,
+        ),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), START_SETTLES_WITHIN_MS))),
+      ]);
+      clearTimeout(timer);
+      if (settled) await queue.close();
     }),
   );
 }
