@@ -9,9 +9,9 @@ import { ConfigError } from "./errors.ts";
  * phase-transition records: the SLA's source) have none.
  */
 export const LIFETIMES = {
-  activity_entries: { variable: "ACTIVITY_RETENTION", fallback: "90d", what: "activity entries of changes made alone, a row each" },
+  activity_entries: { variable: "ACTIVITY_RETENTION", fallback: "90d", what: "activity entries of changes made by their route's handler, a row each" },
   // The same entries' lifetime: a page goes whole once its newest entry is past the window.
-  activity_pages: { variable: "ACTIVITY_RETENTION", fallback: "90d", what: "activity entries of other calls and of changes made in batches, a page per workspace and flush or batch" },
+  activity_pages: { variable: "ACTIVITY_RETENTION", fallback: "90d", what: "activity entries of other calls and of changes made through a batcher, a page per workspace and flush or batch" },
   events: { variable: "EVENTS_RETENTION", fallback: "30d", what: "events of the change feed (a cursor older than this answers 410)" },
   webhook_attempts: { variable: "WEBHOOK_ATTEMPTS_RETENTION", fallback: "30d", what: "webhook delivery attempts (the endpoints' attempts log)" },
   deliveries: { variable: "DELIVERIES_RETENTION", fallback: "90d", what: "deliveries (the effects log) with an outcome" },

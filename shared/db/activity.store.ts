@@ -94,11 +94,12 @@ const PAGES_PER_READ = 16;
 const newestFirst = (a: StoredActivityEntry, b: StoredActivityEntry) => b.at - a.at || (a.request_id < b.request_id ? 1 : a.request_id > b.request_id ? -1 : 0);
 
 /**
- * Activity entries: a change made alone writes its entry as a row of `activity_entries`, keyed
- * by request id, so an entry written twice (a batch delivered again by an older release's worker)
- * is one row; the entries the API held in memory (read calls', errors', a second's refusals) and
- * those of changes made together in a batch are pages, a row a workspace and flush or batch
- * (`insertPages`). Both are written once, and read together (`newest`).
+ * Activity entries: a change made by its route's handler writes its entry as a row of
+ * `activity_entries`, keyed by request id, so an entry written twice (a batch delivered again by
+ * an older release's worker) is one row; the entries the API held in memory (read calls', errors',
+ * a second's refusals) and those of changes made through a batcher (api/http/together.ts, a batch
+ * of one included) are pages, a row a workspace and flush or batch (`insertPages`). Both are
+ * written once, and read together (`newest`).
  */
 export function createActivityStore(sql: Sql) {
   // An entry that stands for one call carries no repeat_count.

@@ -344,10 +344,12 @@ export const activityEntries = sqliteTable(
  * Activity entries the API holds in memory before writing them (read calls', replays', errors',
  * a second's refusals): each workspace's entries of one flush as one row, their JSON text in
  * `entries`, instead of a row (and three index entries) each (bench/RESULTS.md, issue #26's
- * twenty-sixth pass). The id is made at the flush and kept across retries, so a page written
- * twice is one row. The changes made together in a batch (api/http/together.ts) write their
- * entries as pages too, in the batch's transaction; a change made alone writes its entry as a row
- * of `activity_entries`, in its transaction. Read with them by the activity store; pruned whole once `last_at` is past the window.
+ * twenty-sixth pass). A flush's page gets its id when the flush makes it and keeps it across
+ * retries, so a page written twice is one row. The changes made through a batcher
+ * (api/http/together.ts, a batch of one included) write their entries as pages too, each
+ * workspace's of the batch one row, in the batch's transaction; a change made by its route's
+ * handler writes its entry as a row of `activity_entries`, in its transaction. Read with them by
+ * the activity store; pruned whole once `last_at` is past the window.
  */
 export const activityPages = sqliteTable(
   "activity_pages",

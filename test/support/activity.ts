@@ -1,8 +1,9 @@
 import { entriesOfPage } from "../../shared/db/activity.store.ts";
 
 /**
- * Every activity entry stored, read the way the tests need it: a change's entry is a row of
- * `activity_entries`, the entries the API held in memory are pages of `activity_pages`
+ * Every activity entry stored, read the way the tests need it: a change made by its route's
+ * handler has a row of `activity_entries`; the entries the API held in memory, and those of
+ * changes made through a batcher, are pages of `activity_pages`
  * (shared/db/activity.store.ts). Both are decoded here into one list, oldest first, so a test
  * asserts what was recorded, wherever the store put it.
  */
