@@ -227,8 +227,8 @@ export function createBatcher<I>(route: Together<I>, status: number, deps: Batch
     const bodies = yield* route.write(inputs, read.state, now);
     yield* deps.claims.completeMany(keyed.map((i) => ({ apiKeyId: items[i]!.claim!.apiKeyId, key: items[i]!.claim!.key, body: bodies[i]! })), status, now);
     // The batch's entries as pages, a row per workspace, not a row (and three index entries) per
-    // request: index entries are half of PostgreSQL's CPU a PATCH, and this took it down 2–9%
-    // (bench/RESULTS.md, #26's twenty-eighth pass).
+    // request: index entries are half of PostgreSQL's CPU a PATCH, and this took it down 2–9% in
+    // runs alternated with rows (bench/RESULTS.md, #26's twenty-eighth pass).
     yield* deps.activity.insertPages(pagesOf(items.map((item) => item.entry(status))));
     return bodies;
   }
