@@ -7,6 +7,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Clock } from "../shared/clock.ts";
 import type { Database } from "../shared/db/database.ts";
 import { JOBS, payloadInOutbox, type QueueName } from "../shared/jobs/catalog.ts";
+import { within } from "../shared/within.ts";
 import { closeQueues, createQueues, isConnectionError, webhookBackoff } from "../shared/jobs/queues.ts";
 import { rulesFrom } from "../shared/webhooks/outbound-rules.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -239,8 +240,6 @@ export function createWorker(infra: WorkerInfrastructure) {
     async close(graceMs = 10_000): Promise<void> {
       clearInterval(schedulerTimer);
       infra.connection.off("ready", reensure);
-      const within = (ms: number, work: Promise<unknown>) =>
-        Promise.race([work.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
       if (infra.connection.status !== "ready") {
         void Promise.all(workers.map((w) => w.close(true))).catch(() => {});
         void closeQueues(queues).catch(() => {});

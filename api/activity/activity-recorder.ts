@@ -43,8 +43,8 @@ const MICROS_PER_SECOND = 1_000_000;
  * Activity entries for every authenticated call, each written once. A call that changed data
  * writes its entry in the change's own transaction, so no crash can separate the two: made by its
  * route's handler (`recordWithChange`), a row of `activity_entries`; made through a batcher
- * (api/http/together.ts, a batch of one included), in its workspace's page of the batch. Every other call's entry gathers in
- * memory and is written by the next flush (every 50 ms or 500 entries) as pages: each
+ * (api/http/together.ts, a batch of one included), in its workspace's page of the batch. Every
+ * other call's entry gathers in memory and is written by the next flush (every 50 ms or 500 entries) as pages: each
  * workspace's entries of the flush one row of JSON text (`pagesOf`), a few rows a flush instead
  * of a row and three index entries each, which were most of a SQLite read's cost after the
  * read itself (bench/RESULTS.md, issue #26's twenty-sixth pass). On SQLite the API hands the

@@ -1,4 +1,5 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from "bullmq";
+import { within } from "../within.ts";
 import type { QueueName } from "./catalog.ts";
 
 /**
@@ -93,16 +94,7 @@ const START_SETTLES_WITHIN_MS = 500;
 export async function closeQueues(queues: Queues): Promise<void> {
   await Promise.all(
     Object.values(queues).map(async (queue) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const settled = await Promise.race([
-        queue.waitUntilReady().then(
-          () => true,
-          () => true,
-        ),
-        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), START_SETTLES_WITHIN_MS))),
-      ]);
-      clearTimeout(timer);
-      if (settled) await queue.close();
+      if (await within(START_SETTLES_WITHIN_MS, queue.waitUntilReady().catch(() => {}))) await queue.close();
     }),
   );
 }

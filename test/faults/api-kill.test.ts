@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { storedActivity } from "../support/activity.ts";
+import { storedRequestIds } from "../support/activity.ts";
 import { startApiProcess, type ApiProcess } from "../support/api-process.ts";
 
 /**
@@ -104,7 +104,7 @@ describe("the API killed with SIGKILL under writes", () => {
     expect(await api.count("events", "type = 'onboarding.created'")).toBe(sent.length);
     expect(await api.count("idempotency_keys", "completed_at IS NOT NULL AND key LIKE 'batch-%'")).toBe(sent.length);
     // (A batch's entries are pages of its workspace: storedActivity reads rows and pages.)
-    const createEntries = new Set((await storedActivity(api)).map((entry) => entry.request_id));
+    const createEntries = await storedRequestIds(api);
     const createdBy = (await api.query<{ request_id: string }>("SELECT request_id FROM events WHERE type = 'onboarding.created'")).map((r) => r.request_id);
     expect(createdBy.filter((id) => !createEntries.has(id))).toEqual([]);
     // The batches the kill cut off gave their display ids and feed positions back: both in a row.
@@ -135,7 +135,7 @@ describe("the API killed with SIGKILL under writes", () => {
     // Every acknowledged PATCH committed, with its events and its activity entry.
     const requests = new Set((await api.query<{ request_id: string }>("SELECT DISTINCT request_id FROM events WHERE type = 'onboarding.updated'")).map((r) => r.request_id));
     for (const id of acknowledged) expect(requests.has(id)).toBe(true);
-    const entries = new Set((await storedActivity(api)).map((entry) => entry.request_id));
+    const entries = await storedRequestIds(api);
     expect([...requests].filter((id) => !entries.has(id))).toEqual([]);
     // Each onboarding: one transition (its timeline's entry) and one phase_changed event per phase change, the last one's phase its own.
     for (const id of ids) {

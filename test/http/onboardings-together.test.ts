@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { entriesOfPage } from "../../shared/db/activity.store.ts";
-import { storedActivity } from "../support/activity.ts";
+import { storedRequestIds } from "../support/activity.ts";
 import { createTestApp, expectError, type TestApp } from "../support/test-app.ts";
 
 /**
@@ -84,7 +84,7 @@ describe("onboardings created together", () => {
     for (const list of byOrg.values()) expect(list).toEqual(list.map((_, i) => i + 1));
 
     // Each request's activity entry, written with the change; each keyed response stored and replayed byte for byte.
-    const entries = new Set((await storedActivity(t, (e) => e.method === "POST" && e.status === 201)).map((e) => e.request_id));
+    const entries = await storedRequestIds(t, (e) => e.method === "POST" && e.status === 201);
     for (const r of responses) expect(entries.has(r.headers.get("request-id")!)).toBe(true);
     expect(await mostInOnePage(responses)).toBeGreaterThan(1);
     const replay = await create({ customer_id: acme, notes: "a1" }, { idempotencyKey: "a-1" });
@@ -205,7 +205,7 @@ describe("onboardings updated together", () => {
     expect(ofChain).toEqual(["before_getting_started>program_design", "program_design>program_buildout", "program_buildout>review"]);
 
     // Each request's activity entry, written with the change.
-    const entries = new Set((await storedActivity(t, (e) => e.method === "PATCH" && e.status === 200)).map((e) => e.request_id));
+    const entries = await storedRequestIds(t, (e) => e.method === "PATCH" && e.status === 200);
     for (const r of responses) expect(entries.has(r.headers.get("request-id")!)).toBe(true);
     expect(await mostInOnePage(responses)).toBeGreaterThan(1);
   });

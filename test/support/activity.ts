@@ -43,6 +43,11 @@ export async function storedActivity(db: Queryable, keep: (entry: StoredEntry) =
   return entries.sort((a, b) => a.at - b.at);
 }
 
+/** The request ids of the entries stored (those `keep` keeps), rows and pages alike. */
+export async function storedRequestIds(db: Queryable, keep?: (entry: StoredEntry) => boolean): Promise<Set<string>> {
+  return new Set((await storedActivity(db, keep)).map((entry) => entry.request_id));
+}
+
 /** How many entries stand for `requestId`: 1 once it is recorded, never more. */
 export async function entriesOf(db: Queryable, requestId: string): Promise<number> {
   return (await storedActivity(db, (entry) => entry.request_id === requestId)).length;
