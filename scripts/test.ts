@@ -60,7 +60,11 @@ async function bunTest(label: string, paths: string[], env: Record<string, strin
     }
   };
   await Promise.all([relay(child.stdout, process.stdout), relay(child.stderr, process.stderr)]);
-  return child.exited;
+  const code = await child.exited;
+  // bun exits non-zero without a failed test when it dies on its way out (a crash, a signal):
+  // say so here, where the last lines of the log are read, instead of leaving a bare status.
+  if (code !== 0) console.error(`[test] ${label}: bun test exited with ${child.signalCode ?? `code ${code}`}`);
+  return code;
 }
 
 let status = await bunTest("SQLite: every suite", [], { TEST_ENGINE: "sqlite" });
