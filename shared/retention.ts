@@ -60,7 +60,8 @@ export interface PruneOptions {
 }
 
 /**
- * Deletes every table's expired rows as of `now`, in slices, oldest first, yielding the event
+ * Deletes every table's expired rows as of `now`, in slices, oldest first (the feed's per
+ * workspace, from its oldest position, so that it never has a hole), yielding the event
  * loop (and the write lock) between slices; answers the rows deleted per table. Safe to run
  * on several workers at once: a row deleted by one is simply not found by the other.
  */
@@ -69,13 +70,20 @@ export async function pruneExpired(database: Database, lifetimes: Lifetimes, now
   const slice = options.sliceRows ?? 500;
   const deadline = performance.now() + (options.budgetMs ?? 30_000);
   const pruned = {} as Record<RetainedTable, number>;
+  const yieldTurn = () => new Promise((resolve) => setImmediate(resolve)); // others' writes go between slices
   for (const table of RETAINED_TABLES) {
     pruned[table] = 0;
-    for (;;) {
-      const deleted = await run(store.pruneSlice(table, now - lifetimes[table], slice));
-      pruned[table] += deleted;
-      if (deleted < slice || performance.now() > deadline) break;
-      await new Promise((resolve) => setImmediate(resolve)); // others' writes go between slices
+    // The feed is pruned a workspace at a time, each from its oldest position (retention.store.ts).
+    const workspaces = table === "events" ? await run(store.eventWorkspaces()) : [null];
+    for (const orgId of workspaces) {
+      for (;;) {
+        const cutoff = now - lifetimes[table];
+        const deleted = await run(table === "events" ? store.pruneEventsSlice(orgId!, cutoff, slice) : store.pruneSlice(table, cutoff, slice));
+        pruned[table] += deleted;
+        if (deleted < slice || performance.now() > deadline) break;
+        await yieldTurn();
+      }
+      if (performance.now() > deadline) break;
     }
   }
   // SQLite: the freed pages back to the file system, a slice at a time (a no-op on PostgreSQL).

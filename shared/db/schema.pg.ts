@@ -524,7 +524,7 @@ export const events = pgTable(
     index("events_object_idx").on(t.orgId, t.objectId, t.position),
     // A page of some types reads each type's run from `after` (events.store.ts), never the whole feed.
     index("events_type_idx").on(t.orgId, t.type, t.position),
-    index("events_created_idx").on(t.createdAt),
+    // No index on created_at: retention takes each workspace's oldest positions from the primary key (retention.store.ts).
   ],
 );
 

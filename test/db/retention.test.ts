@@ -43,12 +43,18 @@ async function seed(prefix: string, at: number) {
   );
   await t.query("INSERT INTO audit_log (org_id, actor_user_id, actor, action, target, detail, address, at) VALUES (?, NULL, 'ops', ?, NULL, NULL, NULL, ?)", org, `test.${prefix}`, at);
   await t.query("INSERT INTO idempotency_keys (api_key_id, key, fingerprint, claimed_at, created_at) VALUES ('key_r', ?, 'fp', ?, ?)", `idem_${prefix}`, at, at);
+  await seedEvent("org_seeded", `evt_${prefix}`, at);
+}
+
+/** An event at its workspace's next position, as a change appends it (its positions row moved too). */
+async function seedEvent(orgId: string, id: string, at: number) {
+  await t.query("INSERT INTO event_positions (org_id, last_position) VALUES (?, 1) ON CONFLICT (org_id) DO UPDATE SET last_position = event_positions.last_position + 1", orgId);
+  const [{ position }] = (await t.query<{ position: unknown }>("SELECT last_position AS position FROM event_positions WHERE org_id = ?", orgId)) as [{ position: unknown }];
   await t.query(
-    "INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at) VALUES ('org_seeded', ?, ?, 'customer.created', 'cus_r', TRUE, 'api_key', 'k', NULL, NULL, '{}', ?)",
-    positions++, `evt_${prefix}`, at,
+    "INSERT INTO events (org_id, position, id, type, object_id, livemode, actor_type, actor_name, request_id, idempotency_key, data, created_at) VALUES (?, ?, ?, 'customer.created', 'cus_r', TRUE, 'api_key', 'k', NULL, NULL, '{}', ?)",
+    orgId, Number(position), id, at,
   );
 }
-let positions = 1;
 
 describe("retention", () => {
   test("each table loses what its lifetime has passed, in slices, and keeps what is young or unfinished", async () => {
@@ -86,6 +92,23 @@ describe("retention", () => {
 
     // A second run finds nothing more.
     expect(Object.values(await pruneExpired(t.database, lifetimes, NOW)).every((n) => n === 0)).toBe(true);
+  });
+
+  test("the feed loses a prefix of each workspace's positions, never a position in the middle", async () => {
+    // Positions are commit order; created_at is the change's clock. A change that committed late
+    // sits after a younger event: it stays until the younger one goes, so a follower never reads
+    // past a hole. Two workspaces, one with nothing expired; slices of 2 across them.
+    const old = NOW - 40 * DAY;
+    const young = NOW - DAY;
+    for (const [id, at] of [["evt_p1", old], ["evt_p2", old], ["evt_p3", old], ["evt_p4", young], ["evt_p5_late", old], ["evt_p6", young]] as const) await seedEvent("org_prefix", id, at);
+    for (const id of ["evt_q1", "evt_q2"]) await seedEvent("org_young", id, young);
+    const pruned = await pruneExpired(t.database, lifetimes, NOW, { sliceRows: 2 });
+    expect(pruned.events).toBe(3);
+    expect((await t.query<{ id: string }>("SELECT id FROM events WHERE org_id = 'org_prefix' ORDER BY position")).map((r) => r.id)).toEqual(["evt_p4", "evt_p5_late", "evt_p6"]);
+    expect(await t.count("events", "org_id = 'org_young'")).toBe(2);
+    // Once the younger event's time has passed, the late one goes with it.
+    await pruneExpired(t.database, lifetimes, NOW + 30 * DAY, { sliceRows: 2 });
+    expect(await t.count("events", "org_id IN ('org_prefix', 'org_young')")).toBe(0);
   });
 
   test("pruning beside concurrent writes, with every lifetime passed, loses none of their unfinished side effects", async () => {

@@ -1,0 +1,1 @@
+DROP INDEX `events_created_idx`;
