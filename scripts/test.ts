@@ -5,7 +5,8 @@
  * PostgreSQL runs SQLite only and says so. Arguments are passed to both `bun test` runs.
  *
  * Ends with one summary of both passes, in bun's own format (` N skip`, then ` N pass` and
- * ` N fail` as the last two lines, which `.ci/run` reads either way).
+ * ` N fail` as the last two lines, which `.ci/run` reads either way; errors between tests are
+ * counted as failures there).
  */
 import { postgresAnswers } from "../test/support/postgres.ts";
 
@@ -34,7 +35,7 @@ const ENGINE_NEUTRAL = [
 ];
 
 const args = process.argv.slice(2);
-const totals = { skip: 0, pass: 0, fail: 0 };
+const totals = { skip: 0, pass: 0, fail: 0, error: 0 };
 
 async function bunTest(label: string, paths: string[], env: Record<string, string>): Promise<number> {
   console.log(`\n[test] ${label}`);
@@ -54,7 +55,7 @@ async function bunTest(label: string, paths: string[], env: Record<string, strin
       const lines = pending.split("\n");
       pending = lines.pop()!;
       for (const line of lines) {
-        const count = /^ *(\d+) (skip|pass|fail)$/.exec(line);
+        const count = /^ *(\d+) (skip|pass|fail|error)$/.exec(line);
         if (count) totals[count[2] as keyof typeof totals] += Number(count[1]);
       }
     }
@@ -86,5 +87,9 @@ if (postgresUrl) {
 
 // Skipped tests are counted too (PostgreSQL variants without PostgreSQL, a platform's own cases):
 // a pass that skipped much should say so. The last two lines stay pass and fail for .ci/run.
-console.log(`\n[test] both passes together:\n ${totals.skip} skip\n ${totals.pass} pass\n ${totals.fail} fail`);
-process.exit(status || (totals.fail > 0 ? 1 : 0));
+// An error between tests (bun's "# Unhandled error between tests", counted as ` N error` under
+// ` N fail`) fails its pass without failing a test: it is counted with the failures here, so
+// that the line .ci/run reads says so, and named on a line of its own.
+const errors = totals.error > 0 ? `\n ${totals.error} error (unhandled between tests: search the log for "Unhandled error between tests"; counted as failed below)` : "";
+console.log(`\n[test] both passes together:\n ${totals.skip} skip${errors}\n ${totals.pass} pass\n ${totals.fail + totals.error} fail`);
+process.exit(status || (totals.fail + totals.error > 0 ? 1 : 0));
