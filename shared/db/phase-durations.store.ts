@@ -1,7 +1,7 @@
 import type { Phase } from "../domain.ts";
 import { activeSeconds, durationBucket, launchDelaySeconds, monthOf } from "../phase-durations.ts";
 import type { Flow } from "./flow.ts";
-import { decoder, insertFields, type Sql } from "./sql.ts";
+import { decoder, insertFields, jsonRows, type Sql } from "./sql.ts";
 
 /** A phase change as its record is asked for: the visit it ends, and the target launch date it had then (null: none, or not known). */
 export interface PhaseChange {
@@ -74,8 +74,15 @@ const visitDecoder = decoder<VisitRow>({
 export function createPhaseDurationStore(sql: Sql) {
   // A record already written (same source) is skipped: the answer counts the rows written.
   const insertTransitions = insertFields<TransitionRecord>(sql, "phase_transitions", TRANSITION_COLUMNS, "ON CONFLICT (source) DO NOTHING");
-  const addVisit = sql.statement(
-    `INSERT INTO phase_visit_months (org_id, month, phase, bucket, visits, active_seconds) VALUES ($orgId, $month, $phase, $bucket, $visits, $activeSeconds)
+  // A change's (or a batch's) visits in one statement, whatever their number: one upsert
+  // statement per row cost a batch of 32 PATCHes about 14% of its rate on PostgreSQL, each
+  // statement's fixed cost in both processes (bench/RESULTS.md, #26's twenty-ninth pass). The
+  // rows are taken in key order, so two transactions lock their common rows in the same order.
+  const addVisits = sql.statement(
+    `INSERT INTO phase_visit_months (org_id, month, phase, bucket, visits, active_seconds)
+     SELECT v."orgId", v."month", v."phase", v."bucket", v."visits", v."activeSeconds"
+     FROM ${sql.rowSet("v", { orgId: "text", month: "text", phase: "text", bucket: "integer", visits: "integer", activeSeconds: "real" })}
+     WHERE true ORDER BY v."orgId", v."month", v."phase", v."bucket"
      ON CONFLICT (org_id, month, phase, bucket) DO UPDATE SET visits = phase_visit_months.visits + excluded.visits, active_seconds = phase_visit_months.active_seconds + excluded.active_seconds`,
   );
   const addLaunch = sql.statement(
@@ -131,23 +138,23 @@ export function createPhaseDurationStore(sql: Sql) {
   }
 
   /**
-   * Adds recorded visits to the months they ended in: one upsert per (workspace, month, phase,
-   * duration bucket), in that order, so two transactions take the rows in the same order. Sent
-   * without waiting, with the change's writes.
+   * Adds recorded visits to the months they ended in: a row per (workspace, month, phase,
+   * duration bucket), the visits of one row summed first (an upsert may not touch a row twice),
+   * all in one statement sent without waiting, with the change's writes.
    */
   function* addToMonths(transitions: readonly TransitionRecord[]): Flow<void> {
     const visits = new Map<string, { orgId: string; month: string; phase: string; bucket: number; visits: number; activeSeconds: number }>();
     for (const t of transitions) {
       const month = monthOf(t.at);
       const bucket = durationBucket(t.activeSeconds);
-      const key = [t.orgId, month, t.from, String(bucket).padStart(6, "0")].join("\u0000");
+      const key = `${t.orgId}\u0000${month}\u0000${t.from}\u0000${bucket}`;
       const row = visits.get(key);
       if (row) {
         row.visits++;
         row.activeSeconds += t.activeSeconds;
       } else visits.set(key, { orgId: t.orgId, month, phase: t.from, bucket, visits: 1, activeSeconds: t.activeSeconds });
     }
-    for (const key of [...visits.keys()].sort()) yield* addVisit.send(visits.get(key)!);
+    if (visits.size > 0) yield* addVisits.send({ v: jsonRows([...visits.values()]) });
     for (const t of transitions) {
       if (!t.firstLaunch) continue;
       const late = t.launchDelaySeconds !== null && t.launchDelaySeconds > 0;

@@ -177,15 +177,15 @@ export interface Sql {
 /** Calls of one moment that `readTogether` makes in one statement at most; the next start another. */
 export const READ_TOGETHER_MAX = 64;
 
-/** The type of a `rowSet` column: JSON strings, integers (to 2^53), or booleans (SQLite's 1 and 0). */
-export type RowSetType = "text" | "integer" | "boolean";
+/** The type of a `rowSet` column: JSON strings, integers (to 2^53), floating-point numbers, or booleans (SQLite's 1 and 0). */
+export type RowSetType = "text" | "integer" | "real" | "boolean";
 
 /** A `rowSet` parameter's value. */
 export const jsonRows = (rows: readonly object[]): string => JSON.stringify(rows);
 /** A `oneOf` parameter's value. */
 export const jsonList = (values: readonly string[]): string => JSON.stringify(values);
 
-const PG_ROW_SET_TYPE: Record<RowSetType, string> = { text: "text", integer: "bigint", boolean: "boolean" };
+const PG_ROW_SET_TYPE: Record<RowSetType, string> = { text: "text", integer: "bigint", real: "double precision", boolean: "boolean" };
 
 /** Rows per statement for a list of ids (`IN (…)`) or of rows (`insertRows`): a list is run in chunks of these sizes, so at most 7 statements are prepared. */
 const ID_CHUNKS = [64, 32, 16, 8, 4, 2, 1];

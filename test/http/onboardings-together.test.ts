@@ -194,6 +194,16 @@ describe("onboardings updated together", () => {
     expect(await t.count("phase_transitions")).toBe(transitionsBefore + changes);
     expect(await t.count("timeline_events")).toBe(0);
     expect(Number((await t.query<{ n: unknown }>("SELECT sum(visits) AS n FROM phase_visit_months"))[0]!.n)).toBe(visitsBefore + changes);
+    // The aggregate is the transitions grouped as the report groups them (several visits of a
+    // batch share a row: in this instant, most end within the same second's bucket).
+    const grouped = async (text: string) =>
+      (await t.query<{ org_id: string; phase: string; bucket: unknown; visits: unknown; secs: unknown }>(text)).map((r) => `${r.org_id} ${r.phase} ${Number(r.bucket)} ${Number(r.visits)} ${Number(r.secs).toFixed(3)}`);
+    const fromTransitions = await grouped(
+      `SELECT org_id, from_phase AS phase, CASE WHEN active_seconds < 1 THEN 0 ELSE 1 + CAST(floor(ln(active_seconds) / ln(1.02)) AS INTEGER) END AS bucket,
+         COUNT(*) AS visits, sum(active_seconds) AS secs FROM phase_transitions GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    );
+    expect(await grouped("SELECT org_id, phase, bucket, sum(visits) AS visits, sum(active_seconds) AS secs FROM phase_visit_months GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")).toEqual(fromTransitions);
+    expect(fromTransitions.some((row) => Number(row.split(" ")[3]) > 1)).toBe(true);
 
     // The feed: each workspace's positions without a gap; the chain's events in its order.
     const positions = await t.query<{ org_id: string; position: unknown }>("SELECT org_id, position FROM events ORDER BY org_id, position");
