@@ -21,6 +21,7 @@ const ENGINE_NEUTRAL = [
   "test/db/read-together.test.ts",
   "test/db/retention.test.ts",
   "test/db/activity-store.test.ts",
+  "test/db/phase-durations-store.test.ts",
   "test/ops/api-process.test.ts",
   "test/ops/rolling-upgrade.test.ts",
   "test/faults/redis-data-loss.test.ts",

@@ -74,6 +74,11 @@ const visitDecoder = decoder<VisitRow>({
 export function createPhaseDurationStore(sql: Sql) {
   // A record already written (same source) is skipped: the answer counts the rows written.
   const insertTransitions = insertFields<TransitionRecord>(sql, "phase_transitions", TRANSITION_COLUMNS, "ON CONFLICT (source) DO NOTHING");
+  // A change's own record: its source is new (below), so it is inserted plainly, without the
+  // conflict check a record queued by an older version needs (on PostgreSQL a speculative insert:
+  // an extra probe of the index and WAL record a row). A duplicate fails the change instead of
+  // being skipped while its visit is still added to its month.
+  const insertNewTransitions = insertFields<TransitionRecord>(sql, "phase_transitions", TRANSITION_COLUMNS);
   // A change's (or a batch's) visits in one statement, whatever their number, taken in key
   // order so that two transactions lock their common rows in the same order. Switched every 2 s
   // within one run against a statement per row, the PATCHes a second did not move: what the
@@ -172,7 +177,7 @@ export function createPhaseDurationStore(sql: Sql) {
   function* recordManyNew(changes: readonly PhaseChange[]): Flow<() => Flow<void>> {
     const transitions: TransitionRecord[] = [];
     for (const change of changes) transitions.push(yield* transitionOf(change));
-    yield* insertTransitions.send(transitions);
+    yield* insertNewTransitions.send(transitions);
     return () => addToMonths(transitions);
   }
 
@@ -189,8 +194,9 @@ export function createPhaseDurationStore(sql: Sql) {
     },
     /**
      * `record` for a change made in this transaction, whose source no record can have yet (the
-     * API's `<onboarding id>:<at>`, under the onboarding's row lock): the record is sent without
-     * waiting, and its month's rows are left to the answered function, which the change calls
+     * API's `<onboarding id>:<at>`, under the onboarding's row lock, `at` past the row's last
+     * change): the record is inserted plainly and sent without waiting (a duplicate fails the
+     * transaction), and its month's rows are left to the answered function, which the change calls
      * among its last writes. Those rows are shared by the workspace's changes, and each change
      * holds their lock until it commits: taken last, they are held for the commit alone.
      */
