@@ -80,10 +80,9 @@ export function createPhaseDurationStore(sql: Sql) {
   // being skipped while its visit is still added to its month.
   const insertNewTransitions = insertFields<TransitionRecord>(sql, "phase_transitions", TRANSITION_COLUMNS);
   // A change's (or a batch's) visits in one statement, whatever their number, taken in key
-  // order so that two transactions lock their common rows in the same order. Switched every 2 s
-  // within one run against a statement per row, the PATCHes a second did not move: what the
-  // aggregate costs a batch (about 0.5 ms of a 9 ms transaction, 4–12% of the rate) is its rows'
-  // upserts, not their statements (bench/RESULTS.md, #26's twenty-ninth pass).
+  // order so that two transactions lock their common rows in the same order. Fewer statements,
+  // not a faster PATCH: a batch's upsert took PostgreSQL about 0.05 ms of its 6–7 ms of writes
+  // either way (bench/RESULTS.md, #26's twenty-ninth pass).
   const addVisits = sql.statement(
     `INSERT INTO phase_visit_months (org_id, month, phase, bucket, visits, active_seconds)
      SELECT v."orgId", v."month", v."phase", v."bucket", v."visits", v."activeSeconds"
