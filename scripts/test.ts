@@ -63,8 +63,9 @@ async function bunTest(label: string, paths: string[], env: Record<string, strin
   };
   await Promise.all([relay(child.stdout, process.stdout), relay(child.stderr, process.stderr)]);
   const code = await child.exited;
-  // bun exits non-zero without a failed test when it dies on its way out (a crash, a signal):
-  // say so here, where the last lines of the log are read, instead of leaving a bare status.
+  // bun exits non-zero without a failed test on an error between tests (counted below), or when
+  // it dies on its way out (a crash, a signal): say so here, where the last lines of the log are
+  // read, instead of leaving a bare status.
   if (code !== 0) console.error(`[test] ${label}: bun test exited with ${child.signalCode ?? `code ${code}`}`);
   return code;
 }
