@@ -78,9 +78,10 @@ try {
   const held = database.engine === "sqlite" ? "SQLite's write lock held for each" : "row locks on those 500 rows only";
   for (const table of ["activity_entries", "activity_pages"] as const) {
     const slices: number[] = [];
+    const [pruneSlice] = await run(store.slices(table));
     for (;;) {
       const started = performance.now();
-      const deleted = await run(store.pruneSlice(table, Number.MAX_SAFE_INTEGER, 500));
+      const deleted = await run(pruneSlice!(Number.MAX_SAFE_INTEGER, 500));
       slices.push(performance.now() - started);
       if (deleted < 500) break;
     }

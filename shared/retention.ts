@@ -70,18 +70,16 @@ export async function pruneExpired(database: Database, lifetimes: Lifetimes, now
   const slice = options.sliceRows ?? 500;
   const deadline = performance.now() + (options.budgetMs ?? 30_000);
   const pruned = {} as Record<RetainedTable, number>;
-  const yieldTurn = () => new Promise((resolve) => setImmediate(resolve)); // others' writes go between slices
   for (const table of RETAINED_TABLES) {
     pruned[table] = 0;
-    // The feed is pruned a workspace at a time, each from its oldest position (retention.store.ts).
-    const workspaces = table === "events" ? await run(store.eventWorkspaces()) : [null];
-    for (const orgId of workspaces) {
+    const cutoff = now - lifetimes[table];
+    // One for most tables; the feed's, one per workspace (retention.store.ts).
+    for (const pruneSlice of await run(store.slices(table))) {
       for (;;) {
-        const cutoff = now - lifetimes[table];
-        const deleted = await run(table === "events" ? store.pruneEventsSlice(orgId!, cutoff, slice) : store.pruneSlice(table, cutoff, slice));
+        const deleted = await run(pruneSlice(cutoff, slice));
         pruned[table] += deleted;
         if (deleted < slice || performance.now() > deadline) break;
-        await yieldTurn();
+        await new Promise((resolve) => setImmediate(resolve)); // others' writes go between slices
       }
       if (performance.now() > deadline) break;
     }

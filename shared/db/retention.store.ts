@@ -8,7 +8,7 @@ import { decoder, type Sql } from "./sql.ts";
  * bounded DELETE by primary key, oldest first, so no statement holds SQLite's write lock (or
  * PostgreSQL's row locks) for long; a row whose effect is unfinished never matches (an outbox
  * row without an outcome, a delivery still `sending`). Events go by workspace instead
- * (`pruneEventsSlice`): `age` and `expired` are theirs only for the status.
+ * (`slices`): `age` and `expired` are theirs only for the status.
  */
 const EXPIRED: Record<RetainedTable, { key: string; expired: string; age: string; born: string }> = {
   activity_entries: { key: "request_id", expired: "at < $cutoff", age: "at", born: "at" },
@@ -22,7 +22,7 @@ const EXPIRED: Record<RetainedTable, { key: string; expired: string; age: string
 };
 
 /** The tables pruned oldest first across the whole table; the feed goes by workspace. */
-export type SlicedTable = Exclude<RetainedTable, "events">;
+type SlicedTable = Exclude<RetainedTable, "events">;
 
 export function createRetentionStore(sql: Sql) {
   const prune = {} as Record<SlicedTable, ReturnType<typeof sql.statement>>;
@@ -52,19 +52,20 @@ export function createRetentionStore(sql: Sql) {
        SELECT position FROM firsts WHERE position < coalesce((SELECT min(position) FROM firsts WHERE created_at >= $cutoff), $beyond))`,
   );
 
+  const eventSlice = (orgId: string) => (cutoff: number, limit: number) => pruneEvents.run({ orgId, cutoff, limit, beyond: Number.MAX_SAFE_INTEGER });
+  const tableSlice = (table: SlicedTable) => (cutoff: number, limit: number) => prune[table].run({ cutoff, limit });
+
   return {
-    /** The workspaces that have had events, in id order: retention prunes the feed one workspace at a time. */
-    *eventWorkspaces(): Flow<string[]> {
-      return (yield* eventWorkspaces.all()).map((row) => row.orgId);
-    },
     /**
-     * Deletes at most `limit` of a workspace's oldest events, up to (not including) its first
-     * event still within the lifetime; answers how many. Fewer than `limit`: nothing older is left.
+     * How `table` is pruned: slices, each a function that deletes at most `limit` of its oldest
+     * rows expired at `cutoff` and answers how many (fewer than `limit`: nothing older is left
+     * there). One for most tables; for the feed one per workspace that has had events, each
+     * deleting up to (not including) the workspace's first event still within the lifetime.
      */
-    pruneEventsSlice: (orgId: string, cutoff: number, limit: number): Flow<number> =>
-      pruneEvents.run({ orgId, cutoff, limit, beyond: Number.MAX_SAFE_INTEGER }),
-    /** Deletes at most `limit` expired rows of `table`, oldest first; answers how many. */
-    pruneSlice: (table: SlicedTable, cutoff: number, limit: number): Flow<number> => prune[table].run({ cutoff, limit }),
+    *slices(table: RetainedTable): Flow<((cutoff: number, limit: number) => Flow<number>)[]> {
+      if (table !== "events") return [tableSlice(table)];
+      return (yield* eventWorkspaces.all()).map((row) => eventSlice(row.orgId));
+    },
     *status(table: RetainedTable): Flow<{ rows: number; oldest: number | null; bytes: number }> {
       const counted = (yield* status[table].get())!;
       return { ...counted, bytes: yield* sql.tableBytes(table) };
