@@ -78,8 +78,9 @@ export async function pruneExpired(database: Database, lifetimes: Lifetimes, now
       for (;;) {
         const deleted = await run(pruneSlice(cutoff, slice));
         pruned[table] += deleted;
+        // Others' writes go between slices, the feed's workspaces' included (most are one probe each).
+        await new Promise((resolve) => setImmediate(resolve));
         if (deleted < slice || performance.now() > deadline) break;
-        await new Promise((resolve) => setImmediate(resolve)); // others' writes go between slices
       }
       if (performance.now() > deadline) break;
     }

@@ -2,18 +2,19 @@ import type { RetainedTable } from "../retention.ts";
 import type { Flow } from "./flow.ts";
 import { decoder, type Sql } from "./sql.ts";
 
+/** The tables pruned oldest first across the whole table; the feed goes by workspace (below). */
+type SlicedTable = Exclude<RetainedTable, "events">;
+
 /**
  * What makes a row of each table expired (`expired`, measured on `age`), and how a slice of
  * them is deleted; `born` is when a row was written, for the status's oldest row. A slice is a
  * bounded DELETE by primary key, oldest first, so no statement holds SQLite's write lock (or
  * PostgreSQL's row locks) for long; a row whose effect is unfinished never matches (an outbox
- * row without an outcome, a delivery still `sending`). Events go by workspace instead
- * (`slices`): `age` and `expired` are theirs only for the status.
+ * row without an outcome, a delivery still `sending`).
  */
-const EXPIRED: Record<RetainedTable, { key: string; expired: string; age: string; born: string }> = {
+const EXPIRED: Record<SlicedTable, { key: string; expired: string; age: string; born: string }> = {
   activity_entries: { key: "request_id", expired: "at < $cutoff", age: "at", born: "at" },
   activity_pages: { key: "id", expired: "last_at < $cutoff", age: "last_at", born: "first_at" },
-  events: { key: "org_id, position", expired: "created_at < $cutoff", age: "created_at", born: "created_at" }, // status only: see below
   webhook_attempts: { key: "id", expired: "created_at < $cutoff", age: "created_at", born: "created_at" },
   deliveries: { key: "id", expired: "status <> 'sending' AND updated_at < $cutoff", age: "updated_at", born: "created_at" },
   outbox: { key: "id", expired: "completed_at IS NOT NULL AND completed_at < $cutoff", age: "completed_at", born: "created_at" },
@@ -21,14 +22,16 @@ const EXPIRED: Record<RetainedTable, { key: string; expired: string; age: string
   idempotency_keys: { key: "api_key_id, key", expired: "created_at < $cutoff", age: "created_at", born: "created_at" },
 };
 
-/** The tables pruned oldest first across the whole table; the feed goes by workspace. */
-type SlicedTable = Exclude<RetainedTable, "events">;
+/** When a row was written, for the status's oldest row. */
+const BORN = { ...Object.fromEntries(Object.entries(EXPIRED).map(([table, { born }]) => [table, born])), events: "created_at" } as Record<RetainedTable, string>;
 
 export function createRetentionStore(sql: Sql) {
   const prune = {} as Record<SlicedTable, ReturnType<typeof sql.statement>>;
   const status = {} as Record<RetainedTable, ReturnType<typeof sql.statement<{ rows: number; oldest: number | null }>>>;
-  for (const [table, { key, expired, age, born }] of Object.entries(EXPIRED) as [RetainedTable, (typeof EXPIRED)[RetainedTable]][]) {
-    if (table !== "events") prune[table] = sql.statement(`DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE ${expired} ORDER BY ${age} LIMIT $limit)`);
+  for (const [table, { key, expired, age }] of Object.entries(EXPIRED) as [SlicedTable, (typeof EXPIRED)[SlicedTable]][]) {
+    prune[table] = sql.statement(`DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE ${expired} ORDER BY ${age} LIMIT $limit)`);
+  }
+  for (const [table, born] of Object.entries(BORN) as [RetainedTable, string][]) {
     status[table] = sql.statement(`SELECT CAST(count(*) AS INTEGER) AS rows, min(${born}) AS oldest FROM ${table}`, {
       decode: decoder({ rows: "number", oldest: "number" }),
     });
